@@ -1,0 +1,2 @@
+export { expandKey, type KeySchedule } from './expand.js';
+export type { AesKernel, AesKeyedKernel } from './kernel.js';
