@@ -1,0 +1,122 @@
+/**
+ * `native-arm64`: AES on the ARMv8 Cryptographic Extension (AESE/AESMC, AESD/AESIMC), eight blocks
+ * interleaved, through a Node-API addon that works on the caller's bytes in place.
+ *
+ * This entry is CommonJS so that `@x/aes-kernels` can `require` it synchronously, and it never throws
+ * on load: the addon is loaded on first use, and where it cannot load (x64, a platform without a
+ * prebuilt binary or a build from source) or the CPU lacks AES, `isAvailable()` is false and `load()`
+ * throws with the reason as `cause`.
+ */
+import type { AesKernel, AesKeyedKernel, KeySchedule } from '@x/aes-keyschedule';
+import path = require('node:path');
+
+const PREFIX = '@x/aes-native-arm64';
+
+/** What src/native/addon.c exports. */
+interface Binding {
+  hasAes(): boolean;
+  calls(): number;
+  /** Present on arm64 builds only. */
+  Keyed?: new (rounds: number, encryptionKeys: Uint8Array, decryptionKeys: Uint8Array) => AesKeyedKernel;
+}
+
+let binding: Binding | null | undefined; // undefined: not tried yet; null: failed, see loadError
+let loadError: unknown;
+
+/** The addon, found by node-gyp-build: build/Release (a build from source) first, then prebuilds/. */
+function tryBinding(): Binding | null {
+  if (binding === undefined) {
+    try {
+      const nodeGypBuild = require('node-gyp-build') as (dir: string) => unknown;
+      binding = nodeGypBuild(path.join(__dirname, '..')) as Binding;
+    } catch (error) {
+      binding = null;
+      loadError = error;
+    }
+  }
+  return binding;
+}
+
+/** Why the kernel cannot run here, or undefined when it can. */
+function unavailable(): Error | undefined {
+  const b = tryBinding();
+  if (b === null) {
+    return new Error(`${PREFIX}: the native addon did not load on ${process.platform}-${process.arch}`, {
+      cause: loadError,
+    });
+  }
+  let aes = false;
+  try {
+    aes = b.hasAes() && typeof b.Keyed === 'function';
+  } catch (error) {
+    return new Error(`${PREFIX}: CPU feature detection failed`, { cause: error });
+  }
+  return aes ? undefined : new Error(`${PREFIX}: this CPU has no AES instructions (FEAT_AES)`);
+}
+
+let reason: Error | undefined | null = null; // null: not checked yet
+
+function check(): Error | undefined {
+  if (reason === null) reason = unavailable();
+  return reason;
+}
+
+const nativeArm64Kernel: AesKernel = Object.freeze({
+  name: 'native-arm64',
+  parallelBlocks: 8,
+  isAvailable(): boolean {
+    return check() === undefined;
+  },
+  load(schedule: KeySchedule): AesKeyedKernel {
+    const why = check();
+    if (why !== undefined) {
+      throw new Error(`${PREFIX}: kernel native-arm64 is not available here: ${why.message}`, { cause: why });
+    }
+    const Keyed = (binding as Binding).Keyed as NonNullable<Binding['Keyed']>;
+    // The native object copies both schedules (FIPS 197 §5.2 and §5.3.5) into memory it wipes on dispose.
+    return new Keyed(schedule.rounds, schedule.encryptionKeys, schedule.decryptionKeys);
+  },
+});
+
+function nativeCallCount(): number {
+  const b = tryBinding();
+  return b === null ? 0 : b.calls();
+}
+
+/** The exports of `@x/aes-native-arm64`. */
+interface NativeArm64Exports {
+  /**
+   * The `native-arm64` kernel: the contract of `@x/aes-keyschedule`'s `AesKernel`, eight blocks per batch.
+   * Each method of a keyed kernel is exactly one call into native code, whatever the length (a
+   * `decryptSectors` over 2048 sectors included), and works on the caller's bytes without copying.
+   *
+   * @example
+   * ```ts
+   * const { nativeArm64Kernel } = require('@x/aes-native-arm64');
+   * const { expandKey } = await import('@x/aes-keyschedule');
+   * if (nativeArm64Kernel.isAvailable()) {
+   *   const schedule = expandKey(key);
+   *   const aes = nativeArm64Kernel.load(schedule);
+   *   schedule.wipe();                            // the kernel keeps its own copy
+   *   aes.decryptSectors(dst, src, 512, ivs);     // CBC, one chain per 512-byte sector
+   *   aes.dispose();                              // wipes that copy
+   * }
+   * ```
+   */
+  readonly nativeArm64Kernel: AesKernel;
+  /**
+   * How many keyed-kernel methods have entered native code since the addon loaded (0 when it has not).
+   * A diagnostic: it shows that one contract call is one Node-API call, never one per block or sector.
+   *
+   * @example
+   * ```ts
+   * const before = nativeCallCount();
+   * aes.decryptSectors(dst, src, 512, ivs); // 2048 sectors
+   * nativeCallCount() - before;             // 1
+   * ```
+   */
+  nativeCallCount(): number;
+}
+
+// An object literal, so that Node's ESM loader (cjs-module-lexer) sees both names as named exports.
+export = { nativeArm64Kernel, nativeCallCount } as NativeArm64Exports;

@@ -1,0 +1,255 @@
+/*
+ * AES kernels on the ARMv8 Cryptographic Extension, written with ACLE intrinsics (arm_neon.h).
+ *
+ * The four instructions and the FIPS 197 steps they perform:
+ *   AESE  (vaeseq_u8)   AddRoundKey, then ShiftRows and SubBytes          (§5.1.4, §5.1.2, §5.1.1)
+ *   AESMC (vaesmcq_u8)  MixColumns                                        (§5.1.3)
+ *   AESD  (vaesdq_u8)   AddRoundKey, then InvShiftRows and InvSubBytes    (§5.3.1, §5.3.2)
+ *   AESIMC(vaesimcq_u8) InvMixColumns                                     (§5.3.3)
+ * Because AESE/AESD put AddRoundKey first, a cipher of Nr rounds is Nr-1 pairs (AESE, AESMC) with round
+ * keys 0 .. Nr-2, one AESE with round key Nr-1, and an XOR with round key Nr; decryption is the same with
+ * AESD/AESIMC over the equivalent inverse cipher's keys (§5.3.5), which is what @x/aes-keyschedule's
+ * `decryptionKeys` holds. AESE is followed directly by the AESMC of the same register so that cores that
+ * fuse the pair (Cortex-A57 onwards, Neoverse, Apple) issue it as one operation.
+ *
+ * Every kernel is instantiated three times with a constant round count, so the loops over rounds unroll
+ * and all 11, 13 or 15 round keys stay in vector registers for the whole call (AArch64 has 32: 15 keys,
+ * 8 blocks in flight and the CBC chaining value fit).
+ *
+ * Timing: the AES instructions are constant time; nothing here branches on or indexes by secret data.
+ *
+ * BREAK_* macros exist only for scripts/breaks.mjs, which builds deliberately wrong kernels to show that
+ * the tests catch them. A release build defines none of them.
+ */
+#include "aes_arm64.h"
+
+#if defined(__aarch64__)
+
+#include <arm_neon.h>
+
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+
+#if defined(__clang__)
+#define UNROLL _Pragma("unroll")
+#else
+#define UNROLL _Pragma("GCC unroll 16")
+#endif
+
+#define LANES AES_ARM64_PARALLEL_BLOCKS
+
+/* The round keys of one call, in registers. */
+typedef struct {
+  uint8x16_t k[15];
+} keys_t;
+
+ALWAYS_INLINE void load_keys(keys_t *ks, const uint8_t *p, const int rounds) {
+  UNROLL for (int r = 0; r <= rounds; r++) ks->k[r] = vld1q_u8(p + 16 * r);
+#if defined(BREAK_SWAP_ROUND_KEYS)
+  uint8x16_t t = ks->k[3];
+  ks->k[3] = ks->k[4];
+  ks->k[4] = t;
+#endif
+}
+
+/* InvMixColumns after AESD; BREAK_DROP_AESIMC leaves it out of round 1 of the inverse cipher. */
+ALWAYS_INLINE uint8x16_t inv_mix(uint8x16_t s, const int r) {
+#if defined(BREAK_DROP_AESIMC)
+  if (r == 1) return s;
+#else
+  (void)r;
+#endif
+  return vaesimcq_u8(s);
+}
+
+/* The cipher of FIPS 197 §5.1 on one block. */
+ALWAYS_INLINE uint8x16_t encrypt1(const keys_t *ks, const int rounds, uint8x16_t s) {
+  UNROLL for (int r = 0; r < rounds - 1; r++) s = vaesmcq_u8(vaeseq_u8(s, ks->k[r]));
+  s = vaeseq_u8(s, ks->k[rounds - 1]);
+  return veorq_u8(s, ks->k[rounds]);
+}
+
+/* The equivalent inverse cipher of FIPS 197 §5.3.5 on one block. */
+ALWAYS_INLINE uint8x16_t decrypt1(const keys_t *ks, const int rounds, uint8x16_t s) {
+  UNROLL for (int r = 0; r < rounds - 1; r++) s = inv_mix(vaesdq_u8(s, ks->k[r]), r + 1);
+  s = vaesdq_u8(s, ks->k[rounds - 1]);
+  return veorq_u8(s, ks->k[rounds]);
+}
+
+/* §5.1 on eight independent blocks, round by round, so eight AESE/AESMC chains overlap in the pipeline. */
+ALWAYS_INLINE void encrypt8(const keys_t *ks, const int rounds, uint8x16_t s[LANES]) {
+  UNROLL for (int r = 0; r < rounds - 1; r++) {
+    UNROLL for (int j = 0; j < LANES; j++) s[j] = vaesmcq_u8(vaeseq_u8(s[j], ks->k[r]));
+  }
+  UNROLL for (int j = 0; j < LANES; j++) s[j] = veorq_u8(vaeseq_u8(s[j], ks->k[rounds - 1]), ks->k[rounds]);
+}
+
+/* §5.3.5 on eight independent blocks, interleaved as encrypt8 is. */
+ALWAYS_INLINE void decrypt8(const keys_t *ks, const int rounds, uint8x16_t s[LANES]) {
+  UNROLL for (int r = 0; r < rounds - 1; r++) {
+    UNROLL for (int j = 0; j < LANES; j++) s[j] = inv_mix(vaesdq_u8(s[j], ks->k[r]), r + 1);
+  }
+  UNROLL for (int j = 0; j < LANES; j++) s[j] = veorq_u8(vaesdq_u8(s[j], ks->k[rounds - 1]), ks->k[rounds]);
+}
+
+/* ECB: eight blocks at a time, then the 1-7 block tail one by one. Loads of a batch precede its stores. */
+ALWAYS_INLINE void ecb_encrypt(const int rounds, const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t n) {
+  keys_t ks;
+  load_keys(&ks, rk, rounds);
+  size_t i = 0;
+  for (; i + LANES <= n; i += LANES) {
+    uint8x16_t s[LANES];
+    UNROLL for (int j = 0; j < LANES; j++) s[j] = vld1q_u8(src + 16 * (i + j));
+    encrypt8(&ks, rounds, s);
+    UNROLL for (int j = 0; j < LANES; j++) vst1q_u8(dst + 16 * (i + j), s[j]);
+  }
+#if !defined(BREAK_SKIP_TAIL)
+  for (; i < n; i++) vst1q_u8(dst + 16 * i, encrypt1(&ks, rounds, vld1q_u8(src + 16 * i)));
+#endif
+}
+
+ALWAYS_INLINE void ecb_decrypt(const int rounds, const uint8_t *dk, uint8_t *dst, const uint8_t *src, size_t n) {
+  keys_t ks;
+  load_keys(&ks, dk, rounds);
+  size_t i = 0;
+  for (; i + LANES <= n; i += LANES) {
+    uint8x16_t s[LANES];
+    UNROLL for (int j = 0; j < LANES; j++) s[j] = vld1q_u8(src + 16 * (i + j));
+    decrypt8(&ks, rounds, s);
+    UNROLL for (int j = 0; j < LANES; j++) vst1q_u8(dst + 16 * (i + j), s[j]);
+  }
+#if !defined(BREAK_SKIP_TAIL)
+  for (; i < n; i++) vst1q_u8(dst + 16 * i, decrypt1(&ks, rounds, vld1q_u8(src + 16 * i)));
+#endif
+}
+
+/*
+ * CBC encryption (NIST SP 800-38A §6.2), C[i] = E(P[i] ^ C[i-1]): serial by definition. The chain is
+ * kept as u = C[i-1] ^ K[Nr], the state before the final AddRoundKey, and P[i] ^ K[0] ^ K[Nr] is formed
+ * off the chain, so that the first AESE of the next block does all three XORs and the loop-carried path
+ * is AESE/AESMC pairs only.
+ */
+ALWAYS_INLINE void cbc_encrypt(const int rounds, const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t n,
+                               const uint8_t *iv) {
+  keys_t ks;
+  load_keys(&ks, rk, rounds);
+  const uint8x16_t first_last = veorq_u8(ks.k[0], ks.k[rounds]);
+  uint8x16_t u = veorq_u8(vld1q_u8(iv), ks.k[rounds]);
+  for (size_t i = 0; i < n; i++) {
+    uint8x16_t s = vaesmcq_u8(vaeseq_u8(u, veorq_u8(vld1q_u8(src + 16 * i), first_last)));
+    UNROLL for (int r = 1; r < rounds - 1; r++) s = vaesmcq_u8(vaeseq_u8(s, ks.k[r]));
+    u = vaeseq_u8(s, ks.k[rounds - 1]);
+    vst1q_u8(dst + 16 * i, veorq_u8(u, ks.k[rounds]));
+  }
+}
+
+/*
+ * CBC decryption of one chain (NIST SP 800-38A §6.2), P[i] = D(C[i]) ^ C[i-1]: every C is known, so eight
+ * blocks are decrypted at once, then the 1-7 block tail. C[i-1] is read back from `src` after the rounds
+ * but before any store of the batch, so that dst == src works; C[i+7] is kept as the next batch's IV.
+ */
+ALWAYS_INLINE void cbc_decrypt_chain(const keys_t *ks, const int rounds, uint8_t *dst, const uint8_t *src,
+                                     size_t n, uint8x16_t iv) {
+  size_t i = 0;
+  for (; i + LANES <= n; i += LANES) {
+    const uint8_t *c = src + 16 * i;
+    uint8x16_t s[LANES];
+    UNROLL for (int j = 0; j < LANES; j++) s[j] = vld1q_u8(c + 16 * j);
+    decrypt8(ks, rounds, s);
+    s[0] = veorq_u8(s[0], iv);
+    UNROLL for (int j = 1; j < LANES; j++) s[j] = veorq_u8(s[j], vld1q_u8(c + 16 * (j - 1)));
+#if defined(BREAK_STALE_CHAIN)
+    iv = vld1q_u8(c + 16 * (LANES - 2));
+#else
+    iv = vld1q_u8(c + 16 * (LANES - 1));
+#endif
+    UNROLL for (int j = 0; j < LANES; j++) vst1q_u8(dst + 16 * (i + j), s[j]);
+  }
+#if !defined(BREAK_SKIP_TAIL)
+  for (; i < n; i++) {
+    const uint8x16_t c = vld1q_u8(src + 16 * i);
+    vst1q_u8(dst + 16 * i, veorq_u8(decrypt1(ks, rounds, c), iv));
+    iv = c;
+  }
+#endif
+}
+
+ALWAYS_INLINE void cbc_decrypt(const int rounds, const uint8_t *dk, uint8_t *dst, const uint8_t *src, size_t n,
+                               const uint8_t *iv) {
+  keys_t ks;
+  load_keys(&ks, dk, rounds);
+  cbc_decrypt_chain(&ks, rounds, dst, src, n, vld1q_u8(iv));
+}
+
+/* Many sectors, each its own CBC chain with its own IV; the round keys are loaded once for all of them. */
+ALWAYS_INLINE void sectors_decrypt(const int rounds, const uint8_t *dk, uint8_t *dst, const uint8_t *src,
+                                   size_t sectors, size_t sector_blocks, const uint8_t *ivs) {
+  keys_t ks;
+  load_keys(&ks, dk, rounds);
+  const size_t stride = 16 * sector_blocks;
+  for (size_t s = 0; s < sectors; s++) {
+    cbc_decrypt_chain(&ks, rounds, dst + s * stride, src + s * stride, sector_blocks, vld1q_u8(ivs + 16 * s));
+  }
+}
+
+/*
+ * One out-of-line copy per key size (FIPS 197 §5 Figure 4: Nr = 10, 12, 14). The exported functions
+ * switch on `rounds` once per call; the named copies are what scripts/mca.mjs feeds to llvm-mca.
+ */
+#define INSTANTIATE(NR)                                                                                    \
+  __attribute__((noinline)) void aes_arm64_ecb_enc_##NR(const uint8_t *k, uint8_t *d, const uint8_t *s,    \
+                                                         size_t n) {                                       \
+    ecb_encrypt(NR, k, d, s, n);                                                                           \
+  }                                                                                                        \
+  __attribute__((noinline)) void aes_arm64_ecb_dec_##NR(const uint8_t *k, uint8_t *d, const uint8_t *s,    \
+                                                         size_t n) {                                       \
+    ecb_decrypt(NR, k, d, s, n);                                                                           \
+  }                                                                                                        \
+  __attribute__((noinline)) void aes_arm64_cbc_enc_##NR(const uint8_t *k, uint8_t *d, const uint8_t *s,    \
+                                                         size_t n, const uint8_t *iv) {                    \
+    cbc_encrypt(NR, k, d, s, n, iv);                                                                       \
+  }                                                                                                        \
+  __attribute__((noinline)) void aes_arm64_cbc_dec_##NR(const uint8_t *k, uint8_t *d, const uint8_t *s,    \
+                                                         size_t n, const uint8_t *iv) {                    \
+    cbc_decrypt(NR, k, d, s, n, iv);                                                                       \
+  }                                                                                                        \
+  __attribute__((noinline)) void aes_arm64_sectors_dec_##NR(const uint8_t *k, uint8_t *d, const uint8_t *s, \
+                                                             size_t ns, size_t sb, const uint8_t *ivs) {   \
+    sectors_decrypt(NR, k, d, s, ns, sb, ivs);                                                             \
+  }
+
+INSTANTIATE(10)
+INSTANTIATE(12)
+INSTANTIATE(14)
+
+#define DISPATCH(NAME, ...)                  \
+  switch (rounds) {                          \
+    case 10: NAME##_10(__VA_ARGS__); break;  \
+    case 12: NAME##_12(__VA_ARGS__); break;  \
+    case 14: NAME##_14(__VA_ARGS__); break;  \
+    default: break;                          \
+  }
+
+void aes_arm64_encrypt_ecb(const uint8_t *rk, int rounds, uint8_t *dst, const uint8_t *src, size_t blocks) {
+  DISPATCH(aes_arm64_ecb_enc, rk, dst, src, blocks)
+}
+
+void aes_arm64_decrypt_ecb(const uint8_t *dk, int rounds, uint8_t *dst, const uint8_t *src, size_t blocks) {
+  DISPATCH(aes_arm64_ecb_dec, dk, dst, src, blocks)
+}
+
+void aes_arm64_encrypt_cbc(const uint8_t *rk, int rounds, uint8_t *dst, const uint8_t *src, size_t blocks,
+                           const uint8_t *iv) {
+  DISPATCH(aes_arm64_cbc_enc, rk, dst, src, blocks, iv)
+}
+
+void aes_arm64_decrypt_cbc(const uint8_t *dk, int rounds, uint8_t *dst, const uint8_t *src, size_t blocks,
+                           const uint8_t *iv) {
+  DISPATCH(aes_arm64_cbc_dec, dk, dst, src, blocks, iv)
+}
+
+void aes_arm64_decrypt_sectors(const uint8_t *dk, int rounds, uint8_t *dst, const uint8_t *src,
+                               size_t sectors, size_t sector_blocks, const uint8_t *ivs) {
+  DISPATCH(aes_arm64_sectors_dec, dk, dst, src, sectors, sector_blocks, ivs)
+}
+
+#endif /* __aarch64__ */

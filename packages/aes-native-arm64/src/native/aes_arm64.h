@@ -1,0 +1,32 @@
+/*
+ * AES on the ARMv8 Cryptographic Extension: the kernels the Node-API glue (addon.c) calls.
+ *
+ * Round keys are the bytes of @x/aes-keyschedule: `rk` is the expanded key of FIPS 197 §5.2, round key r
+ * at bytes 16r .. 16r+15; `dk` is the schedule of the equivalent inverse cipher of FIPS 197 §5.3.5 in the
+ * order it is applied. Both hold rounds + 1 round keys; rounds is 10, 12 or 14.
+ *
+ * Lengths are in 16-byte blocks. `dst` and `src` are either the same bytes or do not overlap at all; every
+ * kernel reads the blocks it needs before it writes over them, so "in place" is safe.
+ */
+#ifndef X_AES_ARM64_H
+#define X_AES_ARM64_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Blocks the kernels interleave: eight AESE/AESD chains in flight hide the instruction latency. */
+#define AES_ARM64_PARALLEL_BLOCKS 8
+
+/* Largest schedule: 15 round keys of 16 bytes (AES-256, FIPS 197 §5 Figure 4). */
+#define AES_ARM64_MAX_SCHEDULE_BYTES (16 * 15)
+
+void aes_arm64_encrypt_ecb(const uint8_t *rk, int rounds, uint8_t *dst, const uint8_t *src, size_t blocks);
+void aes_arm64_decrypt_ecb(const uint8_t *dk, int rounds, uint8_t *dst, const uint8_t *src, size_t blocks);
+void aes_arm64_encrypt_cbc(const uint8_t *rk, int rounds, uint8_t *dst, const uint8_t *src, size_t blocks,
+                           const uint8_t *iv);
+void aes_arm64_decrypt_cbc(const uint8_t *dk, int rounds, uint8_t *dst, const uint8_t *src, size_t blocks,
+                           const uint8_t *iv);
+void aes_arm64_decrypt_sectors(const uint8_t *dk, int rounds, uint8_t *dst, const uint8_t *src,
+                               size_t sectors, size_t sector_blocks, const uint8_t *ivs);
+
+#endif

@@ -1,0 +1,65 @@
+/**
+ * The arm64 test run, executed by an arm64 Node under qemu-aarch64 (scripts/test-arm64.mjs), in process
+ * with node:test (no `--test`: its child processes would need binfmt_misc to start the arm64 binary).
+ *
+ * Runs the kernel-level suite (test/kernel-conformance.ts) and, when it exists, @x/cbc's conformance
+ * suite (packages/cbc/test/conformance.ts) with kernel `native-arm64`; both compiled to JS by the
+ * script into X_AES_TEST_JS. The same property runs (60) and Monte Carlo iterations (100) as on x64: the
+ * whole run takes about 20 s under qemu. X_AES_TEST_RUNS and X_AES_TEST_MCT lower them.
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import assert from 'node:assert/strict';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const js = process.env.X_AES_TEST_JS || path.join(here, '..', '.cache', 'js');
+const runs = Number(process.env.X_AES_TEST_RUNS || 60);
+const require = createRequire(import.meta.url);
+const { nativeArm64Kernel, nativeCallCount } = require('@x/aes-native-arm64');
+
+describe('native-arm64 under arm64', () => {
+  it('runs on arm64 with the AES instructions', () => {
+    assert.equal(process.arch, 'arm64');
+    assert.equal(nativeArm64Kernel.name, 'native-arm64');
+    assert.equal(nativeArm64Kernel.parallelBlocks, 8);
+    assert.equal(nativeArm64Kernel.isAvailable(), true);
+  });
+
+  it('refuses calls after dispose instead of using wiped keys', async () => {
+    const { expandKey } = await import('@x/aes-keyschedule');
+    const k = nativeArm64Kernel.load(expandKey(new Uint8Array(16)));
+    k.dispose();
+    assert.throws(() => k.encryptECB(new Uint8Array(16), new Uint8Array(16)), /disposed/);
+  });
+
+  it('rejects what would read or write outside the arrays', async () => {
+    const { expandKey } = await import('@x/aes-keyschedule');
+    const k = nativeArm64Kernel.load(expandKey(new Uint8Array(16)));
+    assert.throws(() => k.encryptECB(new Uint8Array(16), new Uint8Array(32)), RangeError);
+    assert.throws(() => k.decryptECB(new Uint8Array(32), new Uint8Array(17)), RangeError);
+    assert.throws(() => k.decryptCBC(new Uint8Array(32), new Uint8Array(32), new Uint8Array(8)), RangeError);
+    assert.throws(() => k.decryptSectors(new Uint8Array(1024), new Uint8Array(1024), 512, new Uint8Array(16)), RangeError);
+    assert.throws(() => k.decryptSectors(new Uint8Array(1024), new Uint8Array(1024), 0, new Uint8Array(64)), RangeError);
+    assert.throws(() => k.encryptECB(new Uint16Array(8), new Uint8Array(16)), TypeError);
+    k.dispose();
+  });
+});
+
+const { kernelConformance } = await import(pathToFileURL(path.join(js, 'aes-native-arm64', 'test', 'kernel-conformance.js')).href);
+kernelConformance(nativeArm64Kernel, { describe, it }, { runs, callCount: nativeCallCount });
+
+const cbcSuite = path.join(js, 'cbc', 'test', 'conformance.js');
+if (existsSync(cbcSuite)) {
+  const { cbcConformance } = await import(pathToFileURL(cbcSuite).href);
+  const vectorsDir = pathToFileURL(path.join(here, '..', '..', 'cbc', 'test', 'vectors') + path.sep);
+  cbcConformance('native-arm64', { describe, it }, { runs, mctIterations: Number(process.env.X_AES_TEST_MCT || 100), vectorsDir });
+} else if (process.env.CI === 'true') {
+  throw new Error(`@x/aes-native-arm64: the @x/cbc conformance suite was not compiled (${cbcSuite})`);
+} else {
+  describe('@x/cbc conformance on native-arm64', () => {
+    it('skipped: packages/cbc/test/conformance.ts is not there yet', { skip: true }, () => {});
+  });
+}

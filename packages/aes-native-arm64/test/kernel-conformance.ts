@@ -1,0 +1,226 @@
+/**
+ * Kernel-level conformance: every method of the AesKernel contract of @x/aes-keyschedule, checked against
+ * node:crypto, on one kernel. It needs only node:assert, node:crypto, fast-check and @x/aes-keyschedule
+ * and takes the runner's `describe`/`it`, so it runs under `node:test` with an arm64 Node in qemu
+ * (scripts/test-arm64.mjs), where vitest cannot.
+ *
+ * Lengths are chosen around the kernel's batch of `parallelBlocks` (8): 0, the 1-7 tail alone, whole
+ * batches, batches plus every tail length.
+ */
+import assert from 'node:assert/strict';
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import fc from 'fast-check';
+import { expandKey, type AesKernel, type AesKeyedKernel } from '@x/aes-keyschedule';
+
+/** The two functions of a test runner this suite needs. */
+export interface Suite {
+  describe(name: string, fn: () => void): void;
+  it(name: string, fn: () => unknown): void;
+}
+
+export interface KernelConformanceOptions {
+  /** fast-check runs per property (default 100); fewer under emulation. */
+  runs?: number;
+  /** Native calls made so far, when the kernel can count them: checks one call per contract call. */
+  callCount?: () => number;
+}
+
+const hex = (s: string) => Uint8Array.from(Buffer.from(s, 'hex'));
+const same = (a: Uint8Array, b: Uint8Array) => assert.equal(Buffer.from(a).toString('hex'), Buffer.from(b).toString('hex'));
+
+/** node:crypto's AES-ECB or AES-CBC without padding. */
+function reference(mode: 'ecb' | 'cbc', encrypt: boolean, key: Uint8Array, data: Uint8Array, iv?: Uint8Array) {
+  const name = `aes-${key.length * 8}-${mode}`;
+  const c = encrypt ? createCipheriv(name, key, iv ?? null) : createDecipheriv(name, key, iv ?? null);
+  c.setAutoPadding(false);
+  return new Uint8Array(Buffer.concat([c.update(data), c.final()]));
+}
+
+/** `bytes` copied to `offset` bytes into a larger buffer with random bytes around it. */
+function placed(bytes: Uint8Array, offset: number): Uint8Array {
+  const backing = randomBytes(offset + bytes.length + 5);
+  const view = new Uint8Array(backing.buffer, backing.byteOffset + offset, bytes.length);
+  view.set(bytes);
+  return view;
+}
+
+/** Block counts that reach every path of an 8-way kernel: empty, tails, whole batches, batch + tail. */
+const COUNTS = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 23, 24, 31, 33, 64, 71];
+
+const KEY_BYTES = [16, 24, 32] as const;
+
+type Method = 'encryptECB' | 'decryptECB' | 'encryptCBC' | 'decryptCBC';
+
+/** What node:crypto says method `m` gives for `data`. */
+function expected(m: Method, key: Uint8Array, data: Uint8Array, iv: Uint8Array) {
+  const mode = m.endsWith('ECB') ? 'ecb' : 'cbc';
+  return reference(mode, m.startsWith('encrypt'), key, data, mode === 'cbc' ? iv : undefined);
+}
+
+function call(k: AesKeyedKernel, m: Method, dst: Uint8Array, src: Uint8Array, iv: Uint8Array) {
+  if (m === 'encryptCBC' || m === 'decryptCBC') k[m](dst, src, iv);
+  else k[m](dst, src);
+}
+
+/** The whole suite for one kernel. */
+export function kernelConformance(kernel: AesKernel, { describe, it }: Suite, options: KernelConformanceOptions = {}): void {
+  const runs = options.runs ?? 100;
+  const METHODS: Method[] = ['encryptECB', 'decryptECB', 'encryptCBC', 'decryptCBC'];
+
+  describe(`kernel ${kernel.name}`, () => {
+    it('is available and describes itself', () => {
+      assert.equal(kernel.isAvailable(), true);
+      assert.equal(typeof kernel.name, 'string');
+      assert.ok(kernel.parallelBlocks >= 1);
+      for (const n of KEY_BYTES) {
+        const k = kernel.load(expandKey(new Uint8Array(n)));
+        assert.equal(k.rounds, n / 4 + 6);
+        k.dispose();
+      }
+    });
+
+    it('FIPS 197 Appendix C.1-C.3, one block and a batch of 8 plus a tail of 3', () => {
+      const pt = hex('00112233445566778899aabbccddeeff');
+      const cases: [string, string][] = [
+        ['000102030405060708090a0b0c0d0e0f', '69c4e0d86a7b0430d8cdb78070b4c55a'],
+        ['000102030405060708090a0b0c0d0e0f1011121314151617', 'dda97ca4864cdfe06eaf70a0ec0d7191'],
+        ['000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f', '8ea2b7ca516745bfeafc49904b496089'],
+      ];
+      for (const [key, ct] of cases) {
+        const k = kernel.load(expandKey(hex(key)));
+        const out = new Uint8Array(16);
+        k.encryptECB(out, pt);
+        same(out, hex(ct));
+        k.decryptECB(out, hex(ct));
+        same(out, pt);
+        // The same block 11 times: lanes 0-7 of one batch and the tail must all agree.
+        const many = new Uint8Array(16 * 11);
+        for (let i = 0; i < 11; i++) many.set(pt, 16 * i);
+        const enc = new Uint8Array(many.length);
+        k.encryptECB(enc, many);
+        for (let i = 0; i < 11; i++) same(enc.subarray(16 * i, 16 * i + 16), hex(ct));
+        k.decryptECB(enc, enc);
+        same(enc, many);
+        k.dispose();
+      }
+    });
+
+    it('the key schedule may be wiped once the kernel is loaded', () => {
+      const key = randomBytes(32), data = randomBytes(16 * 9), iv = randomBytes(16);
+      const schedule = expandKey(key);
+      const k = kernel.load(schedule);
+      schedule.wipe();
+      const out = new Uint8Array(data.length);
+      k.decryptCBC(out, data, iv);
+      same(out, reference('cbc', false, key, data, iv));
+      k.dispose();
+    });
+
+    for (const n of KEY_BYTES) {
+      for (const m of METHODS) {
+        it(`${m}, AES-${n * 8}: every length around the batch of 8, separate buffers and in place`, () => {
+          const key = randomBytes(n);
+          const k = kernel.load(expandKey(key));
+          for (const blocks of COUNTS) {
+            const src = randomBytes(16 * blocks), iv = randomBytes(16);
+            const want = expected(m, key, src, iv);
+            const srcCopy = Uint8Array.from(src), ivCopy = Uint8Array.from(iv);
+            const dst = new Uint8Array(src.length + 16).fill(0xa5);
+            call(k, m, dst, src, iv);
+            same(dst.subarray(0, src.length), want);
+            assert.ok(dst.subarray(src.length).every((b) => b === 0xa5), 'wrote past src.length');
+            same(src, srcCopy);
+            same(iv, ivCopy);
+            const inPlace = Uint8Array.from(src);
+            call(k, m, inPlace, inPlace, iv);
+            same(inPlace, want);
+          }
+          k.dispose();
+        });
+      }
+    }
+
+    it('random keys, lengths, odd byteOffsets and in place, against node:crypto', () => {
+      fc.assert(
+        fc.property(
+          fc.constantFrom(...KEY_BYTES),
+          fc.integer({ min: 0, max: 40 }),
+          fc.constantFrom(...METHODS),
+          fc.integer({ min: 0, max: 15 }),
+          fc.integer({ min: 0, max: 15 }),
+          fc.boolean(),
+          (keyBytes, blocks, m, srcOff, dstOff, inPlace) => {
+            const key = randomBytes(keyBytes), iv = placed(randomBytes(16), 3);
+            const src = placed(randomBytes(16 * blocks), srcOff);
+            const want = expected(m, key, src, iv);
+            const k = kernel.load(expandKey(key));
+            const dst = inPlace ? src : placed(new Uint8Array(16 * blocks), dstOff);
+            call(k, m, dst, src, iv);
+            k.dispose();
+            same(dst, want);
+          },
+        ),
+        { numRuns: runs },
+      );
+    });
+
+    it('decryptSectors: many chains, one IV each, every sector size shape', () => {
+      for (const n of KEY_BYTES) {
+        const key = randomBytes(n);
+        const k = kernel.load(expandKey(key));
+        // 16 B: one block per sector (tail only); 48 B: 3 (tail only); 144 B: 9 (batch + 1);
+        // 512 B and 4096 B: the disk sector sizes, whole batches.
+        for (const [sectorSize, sectors] of [[16, 5], [48, 7], [144, 3], [512, 9], [4096, 3]]) {
+          const src = placed(randomBytes(sectorSize * sectors), 1);
+          const ivs = placed(randomBytes(16 * sectors), 7);
+          const want = new Uint8Array(src.length);
+          for (let s = 0; s < sectors; s++) {
+            const c = src.subarray(s * sectorSize, (s + 1) * sectorSize);
+            want.set(reference('cbc', false, key, c, ivs.subarray(16 * s, 16 * s + 16)), s * sectorSize);
+          }
+          const dst = placed(new Uint8Array(src.length), 5);
+          k.decryptSectors(dst, src, sectorSize, ivs);
+          same(dst, want);
+          const inPlace = Uint8Array.from(src);
+          k.decryptSectors(inPlace, inPlace, sectorSize, ivs);
+          same(inPlace, want);
+        }
+        k.dispose();
+      }
+    });
+
+    it('decryptSectors of zero sectors writes nothing', () => {
+      const k = kernel.load(expandKey(randomBytes(16)));
+      const dst = new Uint8Array(32).fill(7);
+      k.decryptSectors(dst, new Uint8Array(0), 512, new Uint8Array(0));
+      assert.ok(dst.every((b) => b === 7));
+      k.dispose();
+    });
+
+    const count = options.callCount;
+    if (count) {
+      it('one decryptSectors call over 2048 sectors is one native call', () => {
+        const key = randomBytes(16);
+        const k = kernel.load(expandKey(key));
+        const sectors = 2048, sectorSize = 512;
+        const src = randomBytes(sectors * sectorSize), ivs = randomBytes(16 * sectors);
+        const dst = new Uint8Array(src.length);
+        const before = count();
+        k.decryptSectors(dst, src, sectorSize, ivs);
+        assert.equal(count() - before, 1);
+        // And the answer is right: spot-check the first, a middle and the last sector.
+        for (const s of [0, 1023, 2047]) {
+          const c = src.subarray(s * sectorSize, (s + 1) * sectorSize);
+          same(dst.subarray(s * sectorSize, (s + 1) * sectorSize), reference('cbc', false, key, c, ivs.subarray(16 * s, 16 * s + 16)));
+        }
+        const before2 = count();
+        k.encryptCBC(dst, src, ivs.subarray(0, 16));
+        k.decryptCBC(dst, src, ivs.subarray(0, 16));
+        k.encryptECB(dst, src);
+        k.decryptECB(dst, src);
+        assert.equal(count() - before2, 4);
+        k.dispose();
+      });
+    }
+  });
+}

@@ -1,0 +1,44 @@
+/**
+ * The loader on the machine running vitest (x64 here): requiring the package never throws, and where
+ * the addon cannot load the kernel says so through isAvailable() and a load() error with the cause.
+ * The kernel itself is tested under arm64 by scripts/test-arm64.mjs.
+ */
+import { createRequire } from 'node:module';
+import { describe, expect, it } from 'vitest';
+import type { AesKernel } from '@x/aes-keyschedule';
+import { expandKey } from '@x/aes-keyschedule';
+
+const require = createRequire(import.meta.url);
+
+describe('@x/aes-native-arm64 loader', () => {
+  it('is a CommonJS module that requires without throwing, with the kernel contract', () => {
+    const m = require('@x/aes-native-arm64') as { nativeArm64Kernel: AesKernel; nativeCallCount(): number };
+    expect(m.nativeArm64Kernel.name).toBe('native-arm64');
+    expect(m.nativeArm64Kernel.parallelBlocks).toBe(8);
+    expect(typeof m.nativeArm64Kernel.isAvailable()).toBe('boolean');
+    expect(m.nativeCallCount()).toBeGreaterThanOrEqual(0);
+  });
+
+  it('is importable from ESM with named exports', async () => {
+    const m = await import('@x/aes-native-arm64');
+    expect(m.nativeArm64Kernel.name).toBe('native-arm64');
+  });
+
+  it.runIf(process.arch !== 'arm64')('is unavailable off arm64, and load() says why with a cause', () => {
+    const { nativeArm64Kernel, nativeCallCount } = require('@x/aes-native-arm64') as {
+      nativeArm64Kernel: AesKernel;
+      nativeCallCount(): number;
+    };
+    expect(nativeArm64Kernel.isAvailable()).toBe(false);
+    expect(nativeCallCount()).toBe(0);
+    let error: Error | undefined;
+    try {
+      nativeArm64Kernel.load(expandKey(new Uint8Array(16)));
+    } catch (e) {
+      error = e as Error;
+    }
+    expect(error?.message).toMatch(/^@x\/aes-native-arm64: kernel native-arm64 is not available here/);
+    expect((error?.cause as Error).message).toMatch(/did not load/);
+    expect(((error?.cause as Error).cause as Error).message).toMatch(/No native build was found/);
+  });
+});

@@ -1,0 +1,133 @@
+// A static check of the constant-time discipline of the kernel sources (README, "Constant time"):
+// no array index and no branch or loop condition may involve anything but public values (lengths,
+// offsets, counts, round and bit numbers). Data and keys live in locals such as x0, t, v, w, g_*, a*_*,
+// which never appear inside brackets or conditions, and the generated code has no branches and only
+// fixed-count loops. A dynamic check (memory-access traces) follows the static one.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { expandKey } from '@x/aes-keyschedule';
+import { portableKernel, PortableKeyedKernel } from '../src/index.js';
+
+const src = (f: string) =>
+  readFileSync(new URL(`../src/${f}`, import.meta.url), 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '') // block comments (TSDoc)
+    .replace(/\/\/.*$/gm, ''); // line comments
+
+const FILES = ['bitsliced.generated.ts', 'narrow.ts', 'keyed.ts', 'index.ts'];
+
+/**
+ * Public names: loop counters, lengths, offsets, round counts (`from`: a key byte position from r and p),
+ * the call's mode; in the generated code also
+ * the index variables i, p, q, v, which the third test shows are computed from loop counters only.
+ */
+const PUBLIC = new Set(['o', 'so', 'ko', 'dOff', 'i', 'j', 'r', 'p', 'q', 'v', 'w', 'b', 'n', 'm', 'nr', 'rounds', 'len', 'spb', 'from', 'first', 'chunk', 'decrypt', 'partial', 'BATCH_BLOCKS', 'u', 'units', 'per', 'to']);
+
+const identifiers = (expr: string) => (expr.match(/[A-Za-z_$][\w$]*/g) ?? []).filter((x) => !/^(this|let|const)$/.test(x));
+
+describe('constant-time discipline (static scan of src/)', () => {
+  it('every array index is built from public values and constants only', () => {
+    let seen = 0;
+    for (const f of FILES) {
+      for (const m of src(f).matchAll(/[\w$\]]\[([^[\]]*)\]/g)) {
+        seen++;
+        const bad = identifiers(m[1]).filter((x) => !PUBLIC.has(x));
+        expect(bad, `${f}: index [${m[1]}]`).toEqual([]);
+      }
+    }
+    expect(seen).toBeGreaterThan(1000);
+  });
+
+  it('the generated code and the one-block conversions have no branches, and only fixed-count loops', () => {
+    for (const f of ['bitsliced.generated.ts', 'narrow.ts']) {
+      const code = src(f).replace(/for \(let (o|w) = 0; \1 < \d+; \1(\+\+| \+= \d+)\) \{/g, '');
+      expect(code).not.toMatch(/\b(if|for|while|do|switch|case|break|continue|return)\b|\?|&&|\|\||%|\//);
+    }
+  });
+
+  it('index variables of the generated code are computed from loop counters and offsets only', () => {
+    const code = src('bitsliced.generated.ts');
+    let n = 0;
+    for (const m of code.matchAll(/\b(i|p|q|v) = ([^;,]*)/g)) {
+      n++;
+      const bad = identifiers(m[2]).filter((x) => !['o', 'w'].includes(x));
+      expect(bad, `${m[1]} = ${m[2]}`).toEqual([]);
+    }
+    expect(n).toBeGreaterThan(8);
+  });
+
+  it('every branch and loop condition of the keyed kernel is on public values', () => {
+    const code = src('keyed.ts');
+    const conditions: string[] = [];
+    for (const m of code.matchAll(/\bif \(([^)]*)\)/g)) conditions.push(m[1]);
+    for (const m of code.matchAll(/\bfor \([^;]*;([^;]*);/g)) conditions.push(m[1]);
+    for (const m of code.matchAll(/([^(=:]*) \?/g)) conditions.push(m[1]);
+    expect(conditions.length).toBeGreaterThan(15);
+    for (const c of conditions) {
+      const bad = identifiers(c).filter((x) => !PUBLIC.has(x));
+      expect(bad, `condition "${c}"`).toEqual([]);
+    }
+  });
+});
+
+// A dynamic check of the same property: run the whole kernel with every array it touches (its own state,
+// chaining and key arrays, and the caller's buffers) wrapped in a Proxy that records each element read
+// and write, and compare the traces of two runs with different keys and data but the same lengths and
+// offsets. Any key- or data-dependent index, branch or loop count would show up as a difference.
+type Arr = Uint8Array | Int32Array;
+
+function traced<T extends Arr>(target: T, name: string, log: string[]): T {
+  return new Proxy(target, {
+    get(t, prop) {
+      if (typeof prop === 'string' && /^\d+$/.test(prop)) log.push(`${name}[${prop}]`);
+      const v = Reflect.get(t, prop, t);
+      return typeof v === 'function' ? v.bind(t) : v;
+    },
+    set(t, prop, value) {
+      if (typeof prop === 'string' && /^\d+$/.test(prop)) log.push(`${name}[${prop}]=`);
+      return Reflect.set(t, prop, value, t);
+    },
+  });
+}
+
+function random(n: number, seed: number): Uint8Array {
+  const b = new Uint8Array(n);
+  let x = seed | 1;
+  for (let i = 0; i < n; i++) {
+    x = Math.imul(x ^ (x >>> 15), 0x2c1b3c6d) ^ i;
+    b[i] = x >>> 24;
+  }
+  return b;
+}
+
+/** The access trace of one call of `method` with key/data from `seed`; lengths and layout are fixed. */
+function trace(method: string, keyLen: number, blocks: number, seed: number): string[] {
+  const log: string[] = [];
+  const k = portableKernel.load(expandKey(random(keyLen, seed))) as PortableKeyedKernel;
+  const internals = k as unknown as Record<string, Arr | Arr[]>;
+  for (const name of ['sa', 'sb', 'raw', 'tail', 'q', 'zero']) internals[name] = traced(internals[name] as Arr, name, log);
+  for (const name of ['encKeys', 'decKeys', 'narrowKeys']) {
+    internals[name] = (internals[name] as Arr[]).map((v, r) => traced(v, `${name}${r}`, log));
+  }
+  const buf = random(16 * blocks + 3, seed + 1);
+  const src = traced(buf.subarray(3), 'src', log);
+  const dst = traced(new Uint8Array(16 * blocks + 1).subarray(1), 'dst', log);
+  const iv = traced(random(16 * blocks, seed + 2), 'iv', log);
+  const kk = k as unknown as Record<string, (...a: unknown[]) => void>;
+  if (method === 'decryptSectors') kk[method](dst, src, 48, iv);
+  else if (method.endsWith('CBC')) kk[method](dst, src, iv);
+  else kk[method](dst, src);
+  return log;
+}
+
+describe('constant-time discipline (memory-access traces)', () => {
+  for (const method of ['encryptECB', 'decryptECB', 'encryptCBC', 'decryptCBC', 'decryptSectors']) {
+    it(`${method}: the same trace for different keys and data`, () => {
+      for (const keyLen of [16, 32]) {
+        const a = trace(method, keyLen, 36, 1);
+        const b = trace(method, keyLen, 36, 2);
+        expect(a.length).toBeGreaterThan(1000);
+        expect(a).toEqual(b);
+      }
+    });
+  }
+});
