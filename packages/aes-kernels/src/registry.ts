@@ -5,6 +5,7 @@
  */
 import type { AesKernel } from '@x/aes-keyschedule';
 import { portableKernel } from '@x/aes-portable';
+import { init as initWasm, wasmKernel } from '@x/aes-wasm-kernel';
 
 const NATIVE_PACKAGE = '@x/aes-native-arm64';
 
@@ -35,7 +36,7 @@ function candidates(): readonly AesKernel[] {
   if (!all) {
     const native = loadNative();
     nativeError = native.error;
-    all = [native.kernel, portableKernel].filter((k): k is AesKernel => k !== undefined);
+    all = [native.kernel, wasmKernel, portableKernel].filter((k): k is AesKernel => k !== undefined);
   }
   return all;
 }
@@ -43,6 +44,26 @@ function candidates(): readonly AesKernel[] {
 function available(): readonly AesKernel[] {
   usable ??= candidates().filter((k) => k.isAvailable());
   return usable;
+}
+
+/**
+ * Prepares the kernels that must be compiled asynchronously where synchronous compilation is not
+ * allowed (the WebAssembly kernel on a browser's main thread). Node needs no call; elsewhere, await it
+ * once before the first key is set up. It never rejects: a kernel that cannot load is simply not usable.
+ *
+ * @example
+ * ```ts
+ * import { init } from '@x/cbc';
+ * await init();          // in a browser, before newCipher()
+ * ```
+ */
+export async function init(): Promise<void> {
+  try {
+    await initWasm();
+  } catch {
+    // Not usable here (no WebAssembly, no SIMD, or a Content-Security-Policy without wasm-unsafe-eval).
+  }
+  usable = undefined;
 }
 
 /**

@@ -43,6 +43,17 @@ export interface AesKeyedKernel {
    * [s·sectorSize, (s+1)·sectorSize) of `src`, with IV `ivs[16s .. 16s+16)`.
    */
   decryptSectors(dst: Uint8Array, src: Uint8Array, sectorSize: number, ivs: Uint8Array): void;
+  /**
+   * XTS-AES (IEEE 1619 §5.3.1) of whole blocks, for `src.length / unitSize` data units at once, with this
+   * kernel's key as key1. Unit u is bytes [u·unitSize, (u+1)·unitSize) of `src`, and `tweaks[16u .. 16u+16)`
+   * (`tweaks` may be longer than 16 bytes per unit; the rest is not read) is its first tweak value already encrypted with key2, T = E_K2(i) (the mode computes those with
+   * `encryptECB` of a second keyed kernel). Block j of a unit is C = E_K1(P ^ T·α^j) ^ T·α^j, where ·α is
+   * doubling in GF(2^128) (§5.2), done without branches. `unitSize` is a positive multiple of 16.
+   * Ciphertext stealing for units that are not whole blocks is the mode's (§5.3.2).
+   */
+  encryptXTS(dst: Uint8Array, src: Uint8Array, unitSize: number, tweaks: Uint8Array): void;
+  /** XTS-AES decryption (IEEE 1619 §5.4.1) of whole blocks; the arguments as for {@link encryptXTS}. */
+  decryptXTS(dst: Uint8Array, src: Uint8Array, unitSize: number, tweaks: Uint8Array): void;
   /** Wipes the round keys the kernel holds. Nothing may be called afterwards. */
   dispose(): void;
 }

@@ -29,27 +29,39 @@ const LOOPS = [
   ['AES-256 CBC decrypt, 8 blocks', 'aes_arm64_cbc_dec_14', 128],
   ['AES-128 ECB encrypt, 8 blocks', 'aes_arm64_ecb_enc_10', 128],
   ['AES-256 ECB encrypt, 8 blocks', 'aes_arm64_ecb_enc_14', 128],
+  ['AES-128 XTS encrypt, 8 blocks', 'aes_arm64_xts_enc_10', 128],
+  ['AES-256 XTS encrypt, 8 blocks', 'aes_arm64_xts_enc_14', 128],
+  ['AES-128 XTS decrypt, 8 blocks', 'aes_arm64_xts_dec_10', 128],
+  ['AES-256 XTS decrypt, 8 blocks', 'aes_arm64_xts_dec_14', 128],
   ['AES-128 CBC encrypt, serial', 'aes_arm64_cbc_enc_10', 16],
   ['AES-256 CBC encrypt, serial', 'aes_arm64_cbc_enc_14', 16],
 ];
 
-/** The instructions of the loop of `fn` with the most AES instructions, from label to back branch. */
+/**
+ * The instructions of the innermost loop of `fn` with the most AES instructions, from label to back
+ * branch. Innermost: a loop that encloses another (XTS's loop over data units, around the 8-block loop
+ * and a fully unrolled 1-7 block tail) is not a steady state.
+ */
 function innerLoop(asm, fn) {
   const lines = asm.split('\n');
   const start = lines.findIndex((l) => l === `${fn}:`);
   const end = lines.findIndex((l, i) => i > start && l.includes(`.size\t${fn},`));
   if (start < 0 || end < 0) throw new Error(`@x/aes-native-arm64: ${fn} not found in the assembly`);
   const body = lines.slice(start + 1, end);
-  let best;
+  const loops = [];
   body.forEach((line, i) => {
     const label = line.match(/^(\.L\w+):/)?.[1];
     if (!label) return;
     const j = body.findIndex((l, k) => k > i && new RegExp(`^\\s+(b\\.\\w+|b\\w*|cbn?z|tbn?z)\\s(.*[\\s,])?${label.replace('.', '\\.')}$`).test(l));
-    if (j < 0) return;
+    if (j >= 0) loops.push({ i, j });
+  });
+  let best;
+  for (const { i, j } of loops) {
+    if (loops.some((o) => o.i > i && o.j <= j)) continue; // encloses another loop
     const loop = body.slice(i + 1, j + 1).filter((l) => /^\s+[a-z]/.test(l) && !/^\s+\./.test(l));
     const aes = loop.filter((l) => /\baes(e|d|mc|imc)\b/.test(l)).length;
     if (!best || aes > best.aes) best = { aes, loop };
-  });
+  }
   if (!best) throw new Error(`@x/aes-native-arm64: no loop in ${fn}`);
   return best.loop.join('\n') + '\n';
 }

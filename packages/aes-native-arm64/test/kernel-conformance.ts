@@ -5,7 +5,8 @@
  * (scripts/test-arm64.mjs), where vitest cannot.
  *
  * Lengths are chosen around the kernel's batch of `parallelBlocks` (8): 0, the 1-7 tail alone, whole
- * batches, batches plus every tail length.
+ * batches, batches plus every tail length. XTS data units too, one or several per call, with tweaks that
+ * reduce at every doubling (all ones) or at the first (bit 127 only).
  */
 import assert from 'node:assert/strict';
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
@@ -42,6 +43,62 @@ function placed(bytes: Uint8Array, offset: number): Uint8Array {
   const view = new Uint8Array(backing.buffer, backing.byteOffset + offset, bytes.length);
   view.set(bytes);
   return view;
+}
+
+/** T = E_K2(i) or i = D_K2(T): the tweak encryption the mode does before an XTS call (IEEE 1619 §5.3.1). */
+function ecb1(encrypt: boolean, key2: Uint8Array, block: Uint8Array): Uint8Array {
+  return reference('ecb', encrypt, key2, block);
+}
+
+/** T·α (IEEE 1619 §5.2) on a copy, byte by byte: an independent statement of the doubling. */
+function mulAlpha(t: Uint8Array): Uint8Array {
+  const out = new Uint8Array(16);
+  let carry = 0;
+  for (let i = 0; i < 16; i++) {
+    out[i] = ((t[i] << 1) | carry) & 0xff;
+    carry = t[i] >> 7;
+  }
+  if (carry) out[0] ^= 0x87;
+  return out;
+}
+
+/**
+ * What the kernel's encryptXTS/decryptXTS must give, unit by unit. For AES-128 and AES-256 it is
+ * node:crypto's `aes-*-xts` with key1 ‖ key2 and the tweak i = D_K2(T) (so any T, chosen or random, is
+ * the encryption of some i); for AES-192, which OpenSSL has no XTS for, the definition itself,
+ * E_K1(P ^ T·α^j) ^ T·α^j, over node:crypto's ECB (checked against the first for the other two sizes).
+ */
+function expectedXTS(encrypt: boolean, key1: Uint8Array, key2: Uint8Array, src: Uint8Array, unitSize: number, tweaks: Uint8Array, byDefinition = false) {
+  const out = new Uint8Array(src.length);
+  for (let u = 0; u < src.length / unitSize; u++) {
+    const unit = src.subarray(u * unitSize, (u + 1) * unitSize);
+    const t0 = tweaks.subarray(16 * u, 16 * u + 16);
+    if (key1.length !== 24 && !byDefinition) {
+      const name = `aes-${key1.length * 8}-xts`;
+      const key = Buffer.concat([key1, key2]), iv = ecb1(false, key2, t0);
+      const c = encrypt ? createCipheriv(name, key, iv) : createDecipheriv(name, key, iv);
+      out.set(Buffer.concat([c.update(unit), c.final()]), u * unitSize);
+    } else {
+      let t: Uint8Array = Uint8Array.from(t0);
+      for (let j = 0; j < unitSize / 16; j++) {
+        const x = Uint8Array.from(unit.subarray(16 * j, 16 * j + 16)); // a copy (Buffer#slice is a view)
+        for (let b = 0; b < 16; b++) x[b] ^= t[b];
+        const y = reference('ecb', encrypt, key1, x);
+        for (let b = 0; b < 16; b++) y[b] ^= t[b];
+        out.set(y, u * unitSize + 16 * j);
+        t = mulAlpha(t);
+      }
+    }
+  }
+  return out;
+}
+
+/** Two different random keys of `n` bytes (OpenSSL refuses XTS keys with equal halves). */
+function keyPair(n: number): [Uint8Array, Uint8Array] {
+  const k1 = randomBytes(n);
+  let k2 = randomBytes(n);
+  while (k2.equals(k1)) k2 = randomBytes(n);
+  return [k1, k2];
 }
 
 /** Block counts that reach every path of an 8-way kernel: empty, tails, whole batches, batch + tail. */
@@ -189,6 +246,109 @@ export function kernelConformance(kernel: AesKernel, { describe, it }: Suite, op
       }
     });
 
+    it('XTS: the definition over ECB agrees with node:crypto aes-128-xts / aes-256-xts', () => {
+      for (const n of [16, 32]) {
+        const [k1, k2] = keyPair(n);
+        const src = randomBytes(2 * 16 * 19), tweaks = randomBytes(32);
+        tweaks.fill(0xff, 0, 16);
+        for (const enc of [true, false]) {
+          same(expectedXTS(enc, k1, k2, src, 16 * 19, tweaks, true), expectedXTS(enc, k1, k2, src, 16 * 19, tweaks));
+        }
+      }
+    });
+
+    for (const n of KEY_BYTES) {
+      for (const m of ['encryptXTS', 'decryptXTS'] as const) {
+        it(`${m}, AES-${n * 8}: units of every length around the batch of 8, 1-3 units, separate and in place`, () => {
+          const [k1, k2] = keyPair(n);
+          const k = kernel.load(expandKey(k1));
+          const enc = m === 'encryptXTS';
+          // Tweaks whose every doubling reduces (all ones), whose first does (only bit 127), and random ones.
+          const special = [new Uint8Array(16).fill(0xff), Uint8Array.from({ length: 16 }, (_, i) => (i === 15 ? 0x80 : 0))];
+          for (const blocks of COUNTS.filter((b) => b > 0).concat([32, 256])) {
+            for (const units of [1, 2, 3]) {
+              const unitSize = 16 * blocks;
+              const src = randomBytes(unitSize * units);
+              const tweaks = randomBytes(16 * units);
+              if (units === 1) tweaks.set(special[blocks % 2]);
+              else tweaks.set(special[0], 16);
+              const want = expectedXTS(enc, k1, k2, src, unitSize, tweaks);
+              const srcCopy = Uint8Array.from(src), tweaksCopy = Uint8Array.from(tweaks);
+              const dst = new Uint8Array(src.length + 16).fill(0xa5);
+              k[m](dst, src, unitSize, tweaks);
+              same(dst.subarray(0, src.length), want);
+              assert.ok(dst.subarray(src.length).every((b) => b === 0xa5), 'wrote past src.length');
+              same(src, srcCopy);
+              same(tweaks, tweaksCopy);
+              const inPlace = Uint8Array.from(src);
+              k[m](inPlace, inPlace, unitSize, tweaks);
+              same(inPlace, want);
+            }
+          }
+          k.dispose();
+        });
+      }
+    }
+
+    it('XTS: decryptXTS undoes encryptXTS, 512- and 4096-byte sectors, one call each', () => {
+      for (const n of KEY_BYTES) {
+        const [k1, k2] = keyPair(n);
+        const k = kernel.load(expandKey(k1));
+        for (const [unitSize, units] of [[512, 9], [4096, 3]]) {
+          const plain = randomBytes(unitSize * units), tweaks = randomBytes(16 * units);
+          const disk = new Uint8Array(plain.length);
+          k.encryptXTS(disk, plain, unitSize, tweaks);
+          same(disk, expectedXTS(true, k1, k2, plain, unitSize, tweaks));
+          k.decryptXTS(disk, disk, unitSize, tweaks);
+          same(disk, plain);
+        }
+        k.dispose();
+      }
+    });
+
+    it('XTS: random keys, unit sizes and counts, odd byteOffsets and in place, against node:crypto', () => {
+      fc.assert(
+        fc.property(
+          fc.constantFrom(...KEY_BYTES),
+          fc.integer({ min: 1, max: 40 }),
+          fc.integer({ min: 0, max: 4 }),
+          fc.boolean(),
+          fc.integer({ min: 0, max: 15 }),
+          fc.integer({ min: 0, max: 15 }),
+          fc.integer({ min: 0, max: 15 }),
+          fc.boolean(),
+          (keyBytes, blocks, units, enc, srcOff, dstOff, tweakOff, inPlace) => {
+            const [k1, k2] = keyPair(keyBytes);
+            const unitSize = 16 * blocks;
+            const src = placed(randomBytes(unitSize * units), srcOff);
+            const tweaks = placed(randomBytes(16 * units), tweakOff);
+            const want = expectedXTS(enc, k1, k2, src, unitSize, tweaks);
+            const k = kernel.load(expandKey(k1));
+            const dst = inPlace ? src : placed(new Uint8Array(src.length), dstOff);
+            if (enc) k.encryptXTS(dst, src, unitSize, tweaks);
+            else k.decryptXTS(dst, src, unitSize, tweaks);
+            k.dispose();
+            same(dst, want);
+          },
+        ),
+        { numRuns: runs },
+      );
+    });
+
+    it('XTS: a tweak buffer longer than 16 bytes per unit is read only as far as needed; zero units write nothing', () => {
+      const [k1, k2] = keyPair(32);
+      const k = kernel.load(expandKey(k1));
+      const src = randomBytes(512 * 2), tweaks = randomBytes(16 * 64);
+      const dst = new Uint8Array(src.length);
+      k.encryptXTS(dst, src, 512, tweaks);
+      same(dst, expectedXTS(true, k1, k2, src, 512, tweaks.subarray(0, 32)));
+      const untouched = new Uint8Array(32).fill(7);
+      k.encryptXTS(untouched, new Uint8Array(0), 512, new Uint8Array(0));
+      k.decryptXTS(untouched, new Uint8Array(0), 16, tweaks);
+      assert.ok(untouched.every((b) => b === 7));
+      k.dispose();
+    });
+
     it('decryptSectors of zero sectors writes nothing', () => {
       const k = kernel.load(expandKey(randomBytes(16)));
       const dst = new Uint8Array(32).fill(7);
@@ -219,6 +379,26 @@ export function kernelConformance(kernel: AesKernel, { describe, it }: Suite, op
         k.encryptECB(dst, src);
         k.decryptECB(dst, src);
         assert.equal(count() - before2, 4);
+        k.dispose();
+      });
+
+      it('one encryptXTS or decryptXTS call over 2048 sectors is one native call', () => {
+        const [k1, k2] = keyPair(32);
+        const k = kernel.load(expandKey(k1));
+        const sectors = 2048, sectorSize = 512;
+        const src = randomBytes(sectors * sectorSize), tweaks = randomBytes(16 * sectors);
+        const dst = new Uint8Array(src.length);
+        const before = count();
+        k.encryptXTS(dst, src, sectorSize, tweaks);
+        assert.equal(count() - before, 1);
+        for (const s of [0, 1023, 2047]) {
+          const range = [s * sectorSize, (s + 1) * sectorSize] as const;
+          same(dst.subarray(...range), expectedXTS(true, k1, k2, src.subarray(...range), sectorSize, tweaks.subarray(16 * s, 16 * s + 16)));
+        }
+        const before2 = count();
+        k.decryptXTS(dst, dst, sectorSize, tweaks);
+        assert.equal(count() - before2, 1);
+        same(dst, src);
         k.dispose();
       });
     }

@@ -1,2 +1,2 @@
 export { newCipher, type Cipher, type CipherOptions } from './cipher.js';
-export { kernels } from '@x/aes-kernels';
+export { init, kernels } from '@x/aes-kernels';

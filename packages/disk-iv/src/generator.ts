@@ -26,6 +26,11 @@ export interface IvGenerator {
    * shorter than `16 × count`.
    */
   generate(ivs: Uint8Array, firstSector: number | bigint, count: number): void;
+  /**
+   * Wipes the AES round keys that essiv and eboiv hold (and their scratch). Later calls to
+   * {@link generate} throw. Not in dm-crypt's terms, but this project's rule: keys are wiped on dispose.
+   */
+  dispose(): void;
 }
 
 const Kind = { Null: 0, Plain: 1, Plain64: 2, Plain64Be: 3, Benbi: 4, Essiv: 5, Eboiv: 6 } as const;
@@ -57,6 +62,7 @@ class DmCryptIvGenerator implements IvGenerator {
   // views of the first 16·n bytes of the scratch, n = 1 … BATCH, made once so generate() allocates nothing
   readonly #inViews: Uint8Array[] = [];
   readonly #outViews: Uint8Array[] = [];
+  #disposed = false;
 
   constructor(mode: string, kind: Kind, sectorSize: number, ivLargeSectors: boolean, cipher?: Cipher) {
     this.mode = mode;
@@ -75,7 +81,15 @@ class DmCryptIvGenerator implements IvGenerator {
     Object.freeze(this);
   }
 
+  dispose(): void {
+    this.#cipher?.dispose();
+    this.#in.fill(0);
+    this.#outViews[BATCH]?.fill(0);
+    this.#disposed = true;
+  }
+
   generate(ivs: Uint8Array, firstSector: number | bigint, count: number): void {
+    if (this.#disposed) throw new Error('@x/disk-iv: generator was disposed');
     if (!(ivs instanceof Uint8Array)) fail(TypeError, 'ivs must be a Uint8Array');
     if (typeof count !== 'number') fail(TypeError, 'count must be a number');
     if (!Number.isSafeInteger(count) || count < 0) fail(RangeError, `count ${count} is not a non-negative integer`);

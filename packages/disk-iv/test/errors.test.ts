@@ -93,3 +93,16 @@ describe('generate rejects, writing nothing', () => {
     });
   }
 });
+
+describe('dispose', () => {
+  it('wipes and makes later calls throw, for every kind of mode', () => {
+    for (const mode of ['plain64', 'essiv:sha256', 'eboiv']) {
+      const g = newIvGenerator(mode, new Uint8Array(32).fill(1));
+      const ivs = new Uint8Array(16);
+      g.generate(ivs, 1, 1);
+      g.dispose();
+      g.dispose();
+      expect(() => g.generate(ivs, 1, 1)).toThrow('@x/disk-iv: generator was disposed');
+    }
+  });
+});

@@ -4,213 +4,246 @@
  * every contender once (benchmark.js, a short time each), and the table reports each contender's median
  * round, so that a slow phase of the machine hits all of them alike.
  *
- *   npm run bench            full table (several minutes)
+ *   npm run bench            full table (a few minutes)
  *   npm start                short form (under a minute)
  *   npm run bench -- --json  also print the raw numbers as JSON
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import Benchmark from 'benchmark';
 import { cbc as nobleCbc, ecb as nobleEcb } from '@noble/ciphers/aes.js';
 import aesjs from 'aes-js';
 import { kernels, newCipher } from '@x/cbc';
+import { newIvGenerator } from '@x/disk-iv';
+import { newXts } from '@x/xts';
 
 const args = new Set(process.argv.slice(2));
 const short = args.has('--short');
 const rounds = short ? 3 : 7;
-const maxTime = short ? 0.12 : 0.4;
-
-interface Contender {
-  name: string;
-  /** Returns a function that processes `bytes` bytes once. */
-  make(op: Op, key: Uint8Array, bytes: number): () => void;
-}
-type Op = 'cbc-decrypt' | 'cbc-encrypt' | 'ecb-encrypt' | 'sectors';
+const maxTime = short ? 0.1 : 0.35;
 
 const SECTOR = 512;
-const iv = randomBytes(16);
+const SECTORS = 2048;
+const OURS = kernels();
+const OTHERS = ['node:crypto', '@noble/ciphers', 'aes-js'] as const;
+const CONTENDERS = [...OURS, ...OTHERS];
 
-function ivsFor(bytes: number) {
-  return randomBytes((bytes / SECTOR) * 16);
-}
-
-const ourKernels: Contender[] = kernels().map((kernel) => ({
-  name: kernel,
-  make(op, key, bytes) {
-    const c = newCipher(key, { kernel });
-    const src = randomBytes(bytes);
-    const dst = new Uint8Array(bytes);
-    switch (op) {
-      case 'cbc-decrypt':
-        return () => c.decrypt(dst, src, iv);
-      case 'cbc-encrypt':
-        return () => c.encrypt(dst, src, iv);
-      case 'ecb-encrypt':
-        return () => c.encryptECB(dst, src);
-      case 'sectors': {
-        const ivs = ivsFor(bytes);
-        return () => c.decryptSectors(dst, src, SECTOR, ivs);
-      }
-    }
-  },
-}));
-
-const nodeCrypto: Contender = {
-  name: 'node:crypto',
-  make(op, key, bytes) {
-    const bits = key.length * 8;
-    const src = randomBytes(bytes);
-    const once = (mode: string, encrypt: boolean, data: Uint8Array, v: Uint8Array | null) => {
-      const c = encrypt ? createCipheriv(`aes-${bits}-${mode}`, key, v) : createDecipheriv(`aes-${bits}-${mode}`, key, v);
-      c.setAutoPadding(false);
-      c.update(data);
-      c.final();
-    };
-    switch (op) {
-      case 'cbc-decrypt':
-        return () => once('cbc', false, src, iv);
-      case 'cbc-encrypt':
-        return () => once('cbc', true, src, iv);
-      case 'ecb-encrypt':
-        return () => once('ecb', true, src, null);
-      case 'sectors': {
-        // What a user of node:crypto does for disk sectors: one decipher per sector.
-        const ivs = ivsFor(bytes);
-        return () => {
-          for (let s = 0; s < bytes / SECTOR; s++) {
-            once('cbc', false, src.subarray(s * SECTOR, (s + 1) * SECTOR), ivs.subarray(16 * s, 16 * s + 16));
-          }
-        };
-      }
-    }
-  },
-};
-
-const noble: Contender = {
-  name: '@noble/ciphers',
-  make(op, key, bytes) {
-    const src = randomBytes(bytes);
-    switch (op) {
-      case 'cbc-decrypt':
-        return () => nobleCbc(key, iv, { disablePadding: true }).decrypt(src);
-      case 'cbc-encrypt':
-        return () => nobleCbc(key, iv, { disablePadding: true }).encrypt(src);
-      case 'ecb-encrypt':
-        return () => nobleEcb(key, { disablePadding: true }).encrypt(src);
-      case 'sectors': {
-        const ivs = ivsFor(bytes);
-        return () => {
-          for (let s = 0; s < bytes / SECTOR; s++) {
-            nobleCbc(key, ivs.subarray(16 * s, 16 * s + 16), { disablePadding: true }).decrypt(src.subarray(s * SECTOR, (s + 1) * SECTOR));
-          }
-        };
-      }
-    }
-  },
-};
-
-const aesJs: Contender = {
-  name: 'aes-js',
-  make(op, key, bytes) {
-    const src = randomBytes(bytes);
-    switch (op) {
-      case 'cbc-decrypt':
-        return () => new aesjs.ModeOfOperation.cbc(key, iv).decrypt(src);
-      case 'cbc-encrypt':
-        return () => new aesjs.ModeOfOperation.cbc(key, iv).encrypt(src);
-      case 'ecb-encrypt':
-        return () => new aesjs.ModeOfOperation.ecb(key).encrypt(src);
-      case 'sectors': {
-        const ivs = ivsFor(bytes);
-        return () => {
-          for (let s = 0; s < bytes / SECTOR; s++) {
-            new aesjs.ModeOfOperation.cbc(key, ivs.subarray(16 * s, 16 * s + 16)).decrypt(src.subarray(s * SECTOR, (s + 1) * SECTOR));
-          }
-        };
-      }
-    }
-  },
-};
-
-const contenders = [...ourKernels, nodeCrypto, noble, aesJs];
-
+type Run = () => void;
 interface Row {
-  op: Op;
+  group: string;
   label: string;
   keyBits: number;
   bytes: number;
+  /** The function that does the row's work once, per contender; undefined where it has no such mode. */
+  make(contender: string): Run | undefined;
+}
+
+const iv = randomBytes(16);
+const chunks = (bytes: number, size: number) => Array.from({ length: bytes / size }, (_, i) => [i * size, (i + 1) * size] as const);
+
+/** node:crypto the way its users do it: a (de)cipher object per message. */
+function openssl(name: string, encrypt: boolean, key: Uint8Array, data: Uint8Array, v: Uint8Array | null) {
+  const c = encrypt ? createCipheriv(name, key, v) : createDecipheriv(name, key, v);
+  c.setAutoPadding(false);
+  c.update(data);
+  c.final();
+}
+
+function blockRow(op: 'cbc-decrypt' | 'cbc-encrypt' | 'ecb-encrypt', keyBits: number, bytes: number): Row {
+  const key = randomBytes(keyBits / 8);
+  const src = randomBytes(bytes);
+  const dst = new Uint8Array(bytes);
+  const label = { 'cbc-decrypt': 'CBC decrypt', 'cbc-encrypt': 'CBC encrypt', 'ecb-encrypt': 'ECB encrypt' }[op];
+  return {
+    group: label,
+    label: `${label} ${bytes >= 1024 ? `${bytes / 1024} KiB` : `${bytes} B`}`,
+    keyBits,
+    bytes,
+    make(who) {
+      if (OURS.includes(who)) {
+        const c = newCipher(key, { kernel: who });
+        if (op === 'cbc-decrypt') return () => c.decrypt(dst, src, iv);
+        if (op === 'cbc-encrypt') return () => c.encrypt(dst, src, iv);
+        return () => c.encryptECB(dst, src);
+      }
+      const mode = op === 'ecb-encrypt' ? 'ecb' : 'cbc';
+      const encrypt = op !== 'cbc-decrypt';
+      switch (who) {
+        case 'node:crypto':
+          return () => openssl(`aes-${keyBits}-${mode}`, encrypt, key, src, mode === 'ecb' ? null : iv);
+        case '@noble/ciphers': {
+          const make = () => (mode === 'ecb' ? nobleEcb(key, { disablePadding: true }) : nobleCbc(key, iv, { disablePadding: true }));
+          return encrypt ? () => make().encrypt(src) : () => make().decrypt(src);
+        }
+        case 'aes-js': {
+          const make = () => (mode === 'ecb' ? new aesjs.ModeOfOperation.ecb(key) : new aesjs.ModeOfOperation.cbc(key, iv));
+          return encrypt ? () => make().encrypt(src) : () => make().decrypt(src);
+        }
+      }
+      return undefined;
+    },
+  };
+}
+
+/** 2048 CBC sectors of 512 bytes with given IVs: one call for us, one cipher object per sector for the others. */
+function sectorsRow(keyBits: number): Row {
+  const key = randomBytes(keyBits / 8);
+  const bytes = SECTOR * SECTORS;
+  const src = randomBytes(bytes);
+  const dst = new Uint8Array(bytes);
+  const ivs = randomBytes(16 * SECTORS);
+  const sectors = chunks(bytes, SECTOR);
+  const ivOf = (i: number) => ivs.subarray(16 * i, 16 * i + 16);
+  return {
+    group: 'CBC decryptSectors',
+    label: `CBC decryptSectors ${SECTORS} × ${SECTOR} B`,
+    keyBits,
+    bytes,
+    make(who) {
+      if (OURS.includes(who)) {
+        const c = newCipher(key, { kernel: who });
+        return () => c.decryptSectors(dst, src, SECTOR, ivs);
+      }
+      switch (who) {
+        case 'node:crypto':
+          return () => sectors.forEach(([a, z], i) => openssl(`aes-${keyBits}-cbc`, false, key, src.subarray(a, z), ivOf(i)));
+        case '@noble/ciphers':
+          return () => sectors.forEach(([a, z], i) => nobleCbc(key, ivOf(i), { disablePadding: true }).decrypt(src.subarray(a, z)));
+        case 'aes-js':
+          return () => sectors.forEach(([a, z], i) => new aesjs.ModeOfOperation.cbc(key, ivOf(i)).decrypt(src.subarray(a, z)));
+      }
+      return undefined;
+    },
+  };
+}
+
+/** aes-cbc-essiv:sha256: the IVs of 2048 sectors (AES-256 of the sector numbers under SHA-256(key)) and their decryption. */
+function essivRow(keyBits: number): Row {
+  const key = randomBytes(keyBits / 8);
+  const bytes = SECTOR * SECTORS;
+  const src = randomBytes(bytes);
+  const dst = new Uint8Array(bytes);
+  const ivs = new Uint8Array(16 * SECTORS);
+  const sectors = chunks(bytes, SECTOR);
+  const salt = createHash('sha256').update(key).digest();
+  const numbers = Buffer.alloc(16 * SECTORS);
+  for (let i = 0; i < SECTORS; i++) numbers.writeUInt32LE(i, 16 * i);
+  return {
+    group: 'essiv',
+    label: `essiv:sha256 IVs + decryptSectors ${SECTORS} × ${SECTOR} B`,
+    keyBits,
+    bytes,
+    make(who) {
+      if (OURS.includes(who)) {
+        // The generator's own AES runs on the same kernel: X_AES_KERNEL is read when it is made.
+        const saved = process.env.X_AES_KERNEL;
+        process.env.X_AES_KERNEL = who;
+        const gen = newIvGenerator('essiv:sha256', key);
+        if (saved === undefined) delete process.env.X_AES_KERNEL;
+        else process.env.X_AES_KERNEL = saved;
+        const c = newCipher(key, { kernel: who });
+        return () => {
+          gen.generate(ivs, 0, SECTORS);
+          c.decryptSectors(dst, src, SECTOR, ivs);
+        };
+      }
+      if (who === 'node:crypto') {
+        return () => {
+          const e = createCipheriv('aes-256-ecb', salt, null).setAutoPadding(false);
+          const v = e.update(numbers);
+          sectors.forEach(([a, z], i) => openssl(`aes-${keyBits}-cbc`, false, key, src.subarray(a, z), v.subarray(16 * i, 16 * i + 16)));
+        };
+      }
+      return undefined;
+    },
+  };
+}
+
+/** XTS-AES, 2048 sectors of 512 bytes, both directions: one call for us, one cipher object per sector for node:crypto. */
+function xtsRow(keyBits: number, encrypt: boolean): Row {
+  const key = randomBytes(keyBits / 4);
+  const bytes = SECTOR * SECTORS;
+  const src = randomBytes(bytes);
+  const dst = new Uint8Array(bytes);
+  const tweaks = randomBytes(16 * SECTORS);
+  const sectors = chunks(bytes, SECTOR);
+  const name = encrypt ? 'encryptSectors' : 'decryptSectors';
+  return {
+    group: `XTS ${name}`,
+    label: `XTS ${name} ${SECTORS} × ${SECTOR} B`,
+    keyBits,
+    bytes,
+    make(who) {
+      if (OURS.includes(who)) {
+        const x = newXts(key, { kernel: who });
+        return encrypt ? () => x.encryptSectors(dst, src, SECTOR, tweaks) : () => x.decryptSectors(dst, src, SECTOR, tweaks);
+      }
+      if (who === 'node:crypto') {
+        return () => sectors.forEach(([a, z], i) => openssl(`aes-${keyBits}-xts`, encrypt, key, src.subarray(a, z), tweaks.subarray(16 * i, 16 * i + 16)));
+      }
+      return undefined;
+    },
+  };
 }
 
 const rows: Row[] = [];
-const opLabel: Record<Op, string> = {
-  'cbc-decrypt': 'CBC decrypt',
-  'cbc-encrypt': 'CBC encrypt',
-  'ecb-encrypt': 'ECB encrypt',
-  sectors: `decryptSectors ${SECTOR} B ×`,
-};
-for (const op of (short ? ['cbc-decrypt', 'sectors'] : ['cbc-decrypt', 'sectors', 'ecb-encrypt', 'cbc-encrypt']) as Op[]) {
-  for (const keyBits of [128, 256]) {
-    const sizes = op === 'sectors' ? [2048 * SECTOR] : [512, 4096];
-    for (const bytes of sizes) {
-      rows.push({ op, keyBits, bytes, label: op === 'sectors' ? `${opLabel[op]} ${bytes / SECTOR}` : `${opLabel[op]} ${bytes >= 1024 ? `${bytes / 1024} KiB` : `${bytes} B`}` });
-    }
+for (const keyBits of [128, 256]) {
+  for (const bytes of [512, 4096]) rows.push(blockRow('cbc-decrypt', keyBits, bytes));
+  rows.push(sectorsRow(keyBits));
+  rows.push(xtsRow(keyBits, false));
+  if (!short) {
+    rows.push(xtsRow(keyBits, true));
+    rows.push(essivRow(keyBits));
+    for (const bytes of [512, 4096]) rows.push(blockRow('ecb-encrypt', keyBits, bytes));
+    for (const bytes of [512, 4096]) rows.push(blockRow('cbc-encrypt', keyBits, bytes));
   }
 }
+rows.sort((a, b) => a.group.localeCompare(b.group) || a.keyBits - b.keyBits || a.bytes - b.bytes);
 
 /** Bytes per second of one short benchmark.js run. */
-function measure(fn: () => void, bytes: number): number {
+function measure(fn: Run, bytes: number): number {
   const bench = new Benchmark({ fn, maxTime, minSamples: 3, initCount: 1 });
   bench.run();
   return bench.hz * bytes;
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[s.length >> 1];
-};
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
-const results: Record<string, Record<string, number>> = {};
+const results: Record<string, Record<string, number | undefined>> = {};
 const started = Date.now();
 for (const row of rows) {
-  const key = randomBytes(row.keyBits / 8);
-  const fns = contenders.map((c) => c.make(row.op, key, row.bytes));
-  const samples = contenders.map(() => [] as number[]);
+  const fns = CONTENDERS.map((c) => row.make(c));
+  const samples = CONTENDERS.map(() => [] as number[]);
   for (let r = 0; r < rounds; r++) {
     // Interleaved: every contender once per round, in a rotating order.
-    for (let i = 0; i < contenders.length; i++) {
-      const j = (i + r) % contenders.length;
-      samples[j].push(measure(fns[j], row.bytes));
+    for (let i = 0; i < CONTENDERS.length; i++) {
+      const j = (i + r) % CONTENDERS.length;
+      const fn = fns[j];
+      if (fn) samples[j].push(measure(fn, row.bytes));
     }
   }
   const id = `${row.label} AES-${row.keyBits}`;
-  results[id] = Object.fromEntries(contenders.map((c, i) => [c.name, median(samples[i])]));
+  results[id] = Object.fromEntries(CONTENDERS.map((c, i) => [c, samples[i].length ? median(samples[i]) : undefined]));
   process.stderr.write(`. ${id}\n`);
 }
 
-const mbps = (x: number) => (x / 1e6).toFixed(x >= 1e9 ? 0 : x >= 1e8 ? 0 : 1);
-const header = ['operation', 'AES', ...contenders.map((c) => c.name), `${ourKernels[0].name} vs noble`];
+const mbps = (x: number | undefined) => (x === undefined ? '—' : (x / 1e6).toFixed(x >= 1e8 ? 0 : 1));
+const ratio = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? '—' : `${(a / b).toFixed(a / b >= 10 ? 0 : 1)}×`);
+const best = OURS[0];
+const header = ['operation', 'AES', ...CONTENDERS, `${best} ÷ node:crypto`, `${best} ÷ noble`, 'portable ÷ noble'];
 const lines = [
-  `Measured on ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${cpus().length} cores, Node ${process.version}, ` +
-    `${short ? 'short run' : 'full run'} (${rounds} interleaved rounds, median; MB/s = 10^6 bytes/s; higher is better).`,
+  `${cpus()[0]?.model.trim() ?? 'unknown CPU'} (${cpus().length} cores), Node ${process.version}, ` +
+    `${short ? 'short run' : 'full run'}: MB/s (10^6 bytes/s), median of ${rounds} interleaved rounds; higher is better.`,
   '',
   `| ${header.join(' | ')} |`,
   `|${header.map((_, i) => (i < 2 ? ' --- ' : ' ---: ')).join('|')}|`,
 ];
 for (const row of rows) {
-  const id = `${row.label} AES-${row.keyBits}`;
-  const r = results[id];
-  const best = r[ourKernels[0].name];
-  const ratio = best / r['@noble/ciphers'];
-  lines.push(`| ${row.label} | ${row.keyBits} | ${contenders.map((c) => mbps(r[c.name])).join(' | ')} | ${ratio.toFixed(1)}× |`);
-}
-if (ourKernels.length > 1) {
-  lines.push('', 'Ratio of each kernel to @noble/ciphers:', '');
-  lines.push(`| operation | AES | ${ourKernels.map((k) => k.name).join(' | ')} |`);
-  lines.push(`| --- | --- |${ourKernels.map(() => ' ---: ').join('|')}|`);
-  for (const row of rows) {
-    const r = results[`${row.label} AES-${row.keyBits}`];
-    lines.push(`| ${row.label} | ${row.keyBits} | ${ourKernels.map((k) => `${(r[k.name] / r['@noble/ciphers']).toFixed(2)}×`).join(' | ')} |`);
-  }
+  const r = results[`${row.label} AES-${row.keyBits}`];
+  lines.push(
+    `| ${row.label} | ${row.keyBits} | ${CONTENDERS.map((c) => mbps(r[c])).join(' | ')} | ` +
+      `${ratio(r[best], r['node:crypto'])} | ${ratio(r[best], r['@noble/ciphers'])} | ${ratio(r.portable, r['@noble/ciphers'])} |`,
+  );
 }
 console.log(lines.join('\n'));
 console.log(`\n(${((Date.now() - started) / 1000).toFixed(0)} s)`);

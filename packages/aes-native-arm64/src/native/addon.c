@@ -4,7 +4,8 @@
  * Exports:
  *   hasAes()                 whether the CPU has the AES instructions (never executes one to find out)
  *   Keyed(rounds, ek, dk)    a class; each instance holds a copy of one key's round keys and has the methods
- *                            of @x/aes-keyschedule's AesKeyedKernel, each of them one native call
+ *                            of @x/aes-keyschedule's AesKeyedKernel (ECB, CBC, sectors, XTS), each of them
+ *                            one native call
  *   calls()                  how many kernel methods have been entered (for the call-count test)
  *
  * Zero copy: the kernels run on the caller's Uint8Array bytes (napi_get_typedarray_info). Zero allocation:
@@ -200,6 +201,35 @@ static napi_value m_decrypt_sectors(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+/*
+ * encryptXTS/decryptXTS(dst, src, unitSize, tweaks): every data unit in this one native call. unitSize a
+ * positive multiple of 16 that divides src.length, and at least 16 bytes of tweaks per unit: the mode may
+ * pass a reused tweak buffer longer than that (only the first 16 x units bytes are read).
+ */
+static napi_value xts_method(napi_env env, napi_callback_info info, int decrypt) {
+  napi_value argv[4];
+  uint8_t *dst, *src, *tweaks;
+  size_t n, tweaks_len;
+  uint32_t unit_size;
+  keyed_t *s = enter(env, info, 4, argv);
+  if (s == NULL || !get_dst_src(env, argv, &dst, &src, &n)) return NULL;
+  if (napi_get_value_uint32(env, argv[2], &unit_size) != napi_ok) return throw_error(env, 0, PREFIX "unitSize must be a number");
+  if (!get_bytes(env, argv[3], &tweaks, &tweaks_len)) return NULL;
+  const size_t unit_blocks = unit_size / 16;
+  if (unit_size == 0 || unit_size % 16 != 0 || n % unit_blocks != 0 || tweaks_len / 16 < n / unit_blocks) {
+    return throw_error(env, 1, PREFIX "src must be whole data units with one 16-byte tweak each");
+  }
+  if (decrypt)
+    aes_arm64_decrypt_xts(s->dk, s->rounds, dst, src, n / unit_blocks, unit_blocks, tweaks);
+  else
+    aes_arm64_encrypt_xts(s->ek, s->rounds, dst, src, n / unit_blocks, unit_blocks, tweaks);
+  return NULL;
+}
+
+static napi_value m_encrypt_xts(napi_env env, napi_callback_info info) { return xts_method(env, info, 0); }
+
+static napi_value m_decrypt_xts(napi_env env, napi_callback_info info) { return xts_method(env, info, 1); }
+
 /* dispose(): wipes the round keys now rather than at garbage collection. */
 static napi_value m_dispose(napi_env env, napi_callback_info info) {
   napi_value self;
@@ -286,6 +316,8 @@ NAPI_MODULE_INIT() {
       {"encryptCBC", NULL, m_encrypt_cbc, NULL, NULL, NULL, napi_default, NULL},
       {"decryptCBC", NULL, m_decrypt_cbc, NULL, NULL, NULL, napi_default, NULL},
       {"decryptSectors", NULL, m_decrypt_sectors, NULL, NULL, NULL, napi_default, NULL},
+      {"encryptXTS", NULL, m_encrypt_xts, NULL, NULL, NULL, napi_default, NULL},
+      {"decryptXTS", NULL, m_decrypt_xts, NULL, NULL, NULL, napi_default, NULL},
       {"dispose", NULL, m_dispose, NULL, NULL, NULL, napi_default, NULL},
   };
   napi_value cls;

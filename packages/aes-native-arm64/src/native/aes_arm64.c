@@ -14,7 +14,8 @@
  *
  * Every kernel is instantiated three times with a constant round count, so the loops over rounds unroll
  * and all 11, 13 or 15 round keys stay in vector registers for the whole call (AArch64 has 32: 15 keys,
- * 8 blocks in flight and the CBC chaining value fit).
+ * 8 blocks in flight and the CBC chaining value fit; XTS's eight tweaks do too for AES-128 and AES-192,
+ * while for AES-256 GCC keeps one value on the stack and reloads the tweak constants from memory each batch).
  *
  * Timing: the AES instructions are constant time; nothing here branches on or indexes by secret data.
  *
@@ -192,6 +193,119 @@ ALWAYS_INLINE void sectors_decrypt(const int rounds, const uint8_t *dk, uint8_t 
 }
 
 /*
+ * XTS-AES (IEEE 1619 §5.3.1, §5.4.1) of whole blocks. A tweak is a 128-bit little-endian integer (§5.2),
+ * held as two 64-bit lanes t = {low, high}; vld1q_u8 of its 16 bytes gives exactly that lane order on a
+ * little-endian core (AArch64 as Linux and macOS run it).
+ */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the XTS tweak arithmetic assumes a little-endian AArch64"
+#endif
+
+/*
+ * The reduction x^128 = x^7 + x^2 + x + 1 (0x87) of GF(2^128) (IEEE 1619 §5.2). BREAK_XTS_NO_REDUCTION
+ * drops it: the bit shifted out of bit 127 is lost, which is wrong for half of all tweaks.
+ */
+#if defined(BREAK_XTS_NO_REDUCTION)
+#define XTS_POLY 0x00u
+#else
+#define XTS_POLY 0x87u
+#endif
+
+/*
+ * T·α (§5.2, "multiplication by a primitive element"): T shifted left by one bit as a 128-bit integer, and
+ * if bit 127 was set, 0x87 XORed into byte 0. Without a branch:
+ *   c = t >> 63, arithmetic, per lane: {low's bit 63, high's bit 63}, each 0 or all ones;
+ *   swapped to {high's bit 63, low's bit 63} and masked with {0x87, 1}: high's bit 63 becomes the
+ *   reduction into the low lane, low's bit 63 the carry into the high lane's bit 0;
+ *   t + t shifts each lane left by one (the bits that leave a lane are exactly those c carries), and the
+ *   XOR puts the carries in (the bits they land on are zero after the shift, so XOR is OR).
+ */
+ALWAYS_INLINE uint64x2_t xts_mul_alpha(uint64x2_t t) {
+  const uint64x2_t fold = {XTS_POLY, 1};
+  const int64x2_t c = vshrq_n_s64(vreinterpretq_s64_u64(t), 63);
+  const uint64x2_t m = vandq_u64(vreinterpretq_u64_s64(vextq_s64(c, c, 1)), fold);
+  return veorq_u64(vaddq_u64(t, t), m);
+}
+
+/*
+ * T·α^8, the step from one batch of eight tweaks to the next, in one short dependency chain instead of
+ * eight doublings: shifting left by 8 bits moves every byte up by one (vextq_u8 with a zero vector) and
+ * drops the top byte h, and h·x^128 = h·0x87 is a carry-less product of at most 15 bits that goes into
+ * bytes 0 and 1. PMULL.8B (vmull_p8, base Advanced SIMD) forms it: h in every byte times {0x87, 0, ...}
+ * leaves h·0x87 in 16-bit lane 0 and zero elsewhere.
+ */
+ALWAYS_INLINE uint64x2_t xts_mul_alpha8(uint64x2_t t) {
+  const uint8x16_t b = vreinterpretq_u8_u64(t);
+  const uint8x16_t up = vextq_u8(vdupq_n_u8(0), b, 15);
+  const poly16x8_t h = vmull_p8(vreinterpret_p8_u8(vdup_laneq_u8(b, 15)), vcreate_p8(XTS_POLY));
+  return vreinterpretq_u64_u8(veorq_u8(up, vreinterpretq_u8_p16(h)));
+}
+
+/* One XTS round of the cipher (AESE+AESMC) or of the equivalent inverse cipher (AESD+AESIMC). */
+ALWAYS_INLINE uint8x16_t xts_round(const int decrypt, uint8x16_t s, uint8x16_t k, const int r) {
+  return decrypt ? inv_mix(vaesdq_u8(s, k), r) : vaesmcq_u8(vaeseq_u8(s, k));
+}
+
+ALWAYS_INLINE uint8x16_t xts_last(const int decrypt, uint8x16_t s, uint8x16_t k) {
+  return decrypt ? vaesdq_u8(s, k) : vaeseq_u8(s, k);
+}
+
+/*
+ * The blocks of one data unit, C = E_K1(P ^ T·α^j) ^ T·α^j (or D_K1), tweak `t` for block 0.
+ *
+ * Eight blocks at a time: lane j's tweak is T·α^j by doublings within the batch, and the next batch starts
+ * from T·α^8 (xts_mul_alpha8), so the loop-carried path is three instructions rather than eight doublings.
+ * The tweak is XORed into the block before the cipher and into the result after its final AddRoundKey
+ * (folding it into K[0] ^ T and K[Nr] ^ T instead costs the same XORs and, in GCC 12's register
+ * allocation, a dozen extra moves per batch). All eight blocks are loaded before any is stored, so
+ * dst == src is safe. Then the 1-7 block tail, one block at a time.
+ */
+ALWAYS_INLINE void xts_unit(const keys_t *ks, const int rounds, const int decrypt, uint8_t *dst, const uint8_t *src,
+                            size_t n, uint64x2_t t) {
+  size_t i = 0;
+  for (; i + LANES <= n; i += LANES) {
+    uint8x16_t tw[LANES], s[LANES];
+    uint64x2_t tj = t;
+    UNROLL for (int j = 0; j < LANES; j++) {
+      tw[j] = vreinterpretq_u8_u64(tj);
+      if (j + 1 < LANES) tj = xts_mul_alpha(tj);
+    }
+    t = xts_mul_alpha8(t);
+    UNROLL for (int j = 0; j < LANES; j++) {
+      s[j] = xts_round(decrypt, veorq_u8(vld1q_u8(src + 16 * (i + j)), tw[j]), ks->k[0], 1);
+    }
+    UNROLL for (int r = 1; r < rounds - 1; r++) {
+      UNROLL for (int j = 0; j < LANES; j++) s[j] = xts_round(decrypt, s[j], ks->k[r], r + 1);
+    }
+    UNROLL for (int j = 0; j < LANES; j++) {
+      s[j] = veorq_u8(veorq_u8(xts_last(decrypt, s[j], ks->k[rounds - 1]), ks->k[rounds]), tw[j]);
+    }
+    UNROLL for (int j = 0; j < LANES; j++) vst1q_u8(dst + 16 * (i + j), s[j]);
+  }
+#if !defined(BREAK_SKIP_TAIL)
+  for (; i < n; i++) {
+    const uint8x16_t tb = vreinterpretq_u8_u64(t);
+    uint8x16_t s = xts_round(decrypt, veorq_u8(vld1q_u8(src + 16 * i), tb), ks->k[0], 1);
+    UNROLL for (int r = 1; r < rounds - 1; r++) s = xts_round(decrypt, s, ks->k[r], r + 1);
+    vst1q_u8(dst + 16 * i, veorq_u8(veorq_u8(xts_last(decrypt, s, ks->k[rounds - 1]), ks->k[rounds]), tb));
+    t = xts_mul_alpha(t);
+  }
+#endif
+}
+
+/* Many data units of `unit_blocks` blocks each, unit u from tweak `tweaks[16u ..]`; keys loaded once. */
+ALWAYS_INLINE void xts_units(const int rounds, const int decrypt, const uint8_t *k, uint8_t *dst, const uint8_t *src,
+                             size_t units, size_t unit_blocks, const uint8_t *tweaks) {
+  keys_t ks;
+  load_keys(&ks, k, rounds);
+  const size_t stride = 16 * unit_blocks;
+  for (size_t u = 0; u < units; u++) {
+    const uint64x2_t t = vreinterpretq_u64_u8(vld1q_u8(tweaks + 16 * u));
+    xts_unit(&ks, rounds, decrypt, dst + u * stride, src + u * stride, unit_blocks, t);
+  }
+}
+
+/*
  * One out-of-line copy per key size (FIPS 197 §5 Figure 4: Nr = 10, 12, 14). The exported functions
  * switch on `rounds` once per call; the named copies are what scripts/mca.mjs feeds to llvm-mca.
  */
@@ -215,6 +329,14 @@ ALWAYS_INLINE void sectors_decrypt(const int rounds, const uint8_t *dk, uint8_t 
   __attribute__((noinline)) void aes_arm64_sectors_dec_##NR(const uint8_t *k, uint8_t *d, const uint8_t *s, \
                                                              size_t ns, size_t sb, const uint8_t *ivs) {   \
     sectors_decrypt(NR, k, d, s, ns, sb, ivs);                                                             \
+  }                                                                                                        \
+  __attribute__((noinline)) void aes_arm64_xts_enc_##NR(const uint8_t *k, uint8_t *d, const uint8_t *s,    \
+                                                         size_t nu, size_t ub, const uint8_t *tw) {        \
+    xts_units(NR, 0, k, d, s, nu, ub, tw);                                                                 \
+  }                                                                                                        \
+  __attribute__((noinline)) void aes_arm64_xts_dec_##NR(const uint8_t *k, uint8_t *d, const uint8_t *s,    \
+                                                         size_t nu, size_t ub, const uint8_t *tw) {        \
+    xts_units(NR, 1, k, d, s, nu, ub, tw);                                                                 \
   }
 
 INSTANTIATE(10)
@@ -250,6 +372,16 @@ void aes_arm64_decrypt_cbc(const uint8_t *dk, int rounds, uint8_t *dst, const ui
 void aes_arm64_decrypt_sectors(const uint8_t *dk, int rounds, uint8_t *dst, const uint8_t *src,
                                size_t sectors, size_t sector_blocks, const uint8_t *ivs) {
   DISPATCH(aes_arm64_sectors_dec, dk, dst, src, sectors, sector_blocks, ivs)
+}
+
+void aes_arm64_encrypt_xts(const uint8_t *rk, int rounds, uint8_t *dst, const uint8_t *src, size_t units,
+                           size_t unit_blocks, const uint8_t *tweaks) {
+  DISPATCH(aes_arm64_xts_enc, rk, dst, src, units, unit_blocks, tweaks)
+}
+
+void aes_arm64_decrypt_xts(const uint8_t *dk, int rounds, uint8_t *dst, const uint8_t *src, size_t units,
+                           size_t unit_blocks, const uint8_t *tweaks) {
+  DISPATCH(aes_arm64_xts_dec, dk, dst, src, units, unit_blocks, tweaks)
 }
 
 #endif /* __aarch64__ */

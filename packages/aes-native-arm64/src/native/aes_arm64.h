@@ -28,5 +28,14 @@ void aes_arm64_decrypt_cbc(const uint8_t *dk, int rounds, uint8_t *dst, const ui
                            const uint8_t *iv);
 void aes_arm64_decrypt_sectors(const uint8_t *dk, int rounds, uint8_t *dst, const uint8_t *src,
                                size_t sectors, size_t sector_blocks, const uint8_t *ivs);
+/*
+ * XTS-AES (IEEE 1619 §5.3.1, §5.4.1) of whole blocks: `units` data units of `unit_blocks` blocks, unit u
+ * starting from the encrypted tweak T = E_K2(i) at `tweaks + 16u`; block j of a unit uses T·α^j.
+ * Encryption takes `rk`, decryption `dk`, as the other kernels do.
+ */
+void aes_arm64_encrypt_xts(const uint8_t *rk, int rounds, uint8_t *dst, const uint8_t *src, size_t units,
+                           size_t unit_blocks, const uint8_t *tweaks);
+void aes_arm64_decrypt_xts(const uint8_t *dk, int rounds, uint8_t *dst, const uint8_t *src, size_t units,
+                           size_t unit_blocks, const uint8_t *tweaks);
 
 #endif

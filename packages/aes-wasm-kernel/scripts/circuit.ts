@@ -1,0 +1,232 @@
+/**
+ * A Boolean circuit for the AES S-box and its inverse (FIPS 197 §5.1.1, §5.3.2), derived here from a
+ * tower field as in tables.ts (with β and the GF(2^4) basis chosen by a small search), for the bitsliced
+ * kernel: each wire is a v128 holding one bit of 128 bytes (8 blocks), so one evaluation substitutes
+ * 8 blocks at once.
+ *
+ * x = p + q·β (tables.ts) has inverse x^-1 = ((p + q) + q·β) / N with N = p² + pq + νq² in GF(2^4):
+ * one GF(2^4) product for N (16 ANDs), one GF(2^4) inversion (from its algebraic normal form), two
+ * products for the result; squaring and the multiplication by ν are GF(2)-linear, and the XORs that
+ * collect the AND terms are merged into the linear maps that consume them. The basis change in front (FIPS byte → p, q; for the inverse
+ * S-box, after the inverse affine map) and behind (→ FIPS byte; for the S-box, through the affine map)
+ * are GF(2)-linear maps, each a network of XORs. The constants 0x63 are left to the round keys.
+ */
+import { affine, affineInv, inv, mul, pow } from './tables.js';
+
+export type Gate = { op: 'xor' | 'and'; a: number; b: number };
+
+/** A straight-line circuit: wires 0..7 are the input bits (bit j = value 1 << j), then one per gate. */
+export class Circuit {
+  readonly gates: Gate[] = [];
+  outputs: number[] = [];
+  private readonly memo = new Map<string, number>();
+  constructor(readonly inputs = 8) {}
+  private gate(op: Gate['op'], a: number, b: number): number {
+    if (a > b) [a, b] = [b, a];
+    const key = `${op}${a},${b}`;
+    let w = this.memo.get(key);
+    if (w === undefined) {
+      w = this.inputs + this.gates.length;
+      this.gates.push({ op, a, b });
+      this.memo.set(key, w);
+    }
+    return w;
+  }
+  xor = (a: number, b: number) => this.gate('xor', a, b);
+  and = (a: number, b: number) => this.gate('and', a, b);
+  /** XOR of a list of wires (at least one). */
+  sum(ws: number[]): number {
+    if (ws.length === 0) throw new Error('empty sum');
+    return ws.reduce((acc, w) => this.xor(acc, w));
+  }
+  /**
+   * y = M·x over GF(2), M given by its columns (col[i] = image of input bit i, as a bit mask of `outBits`
+   * bits). Pairs of inputs shared by several outputs are XORed once (a greedy common-subexpression pass).
+   */
+  linear(x: number[], cols: number[], outBits: number): number[] {
+    const rows: Set<number>[] = Array.from({ length: outBits }, (_, k) => new Set(x.filter((_, i) => (cols[i] >> k) & 1)));
+    for (;;) {
+      const count = new Map<string, number>();
+      for (const r of rows) {
+        const ws = [...r].sort((a, b) => a - b);
+        for (let i = 0; i < ws.length; i++) for (let j = i + 1; j < ws.length; j++) {
+          const key = `${ws[i]},${ws[j]}`;
+          count.set(key, (count.get(key) ?? 0) + 1);
+        }
+      }
+      let best: string | undefined, n = 1;
+      for (const [key, c] of count) if (c > n) (best = key), (n = c);
+      if (!best) break;
+      const [a, b] = best.split(',').map(Number);
+      const w = this.xor(a, b);
+      for (const r of rows) if (r.has(a) && r.has(b)) r.delete(a), r.delete(b), r.add(w);
+    }
+    return rows.map((r) => this.sum([...r]));
+  }
+}
+
+/** A tower-field representation: β (β + β^16 = 1) and a GF(2)-basis of GF(2^4) for the nibbles. */
+export interface Tower {
+  readonly beta: number;
+  readonly basis: readonly number[];
+  /** GF(2^4) products by Karatsuba (9 ANDs) rather than schoolbook (16). */
+  readonly karatsuba: boolean;
+}
+
+/** Columns of a GF(2)-linear byte map. */
+const cols8 = (f: (x: number) => number) => [0, 1, 2, 3, 4, 5, 6, 7].map((b) => f(1 << b));
+
+/**
+ * The S-box (`enc`) or the inverse S-box without its constant (`dec`: x ↦ inv(affine^-1(x)), the
+ * caller adds 0x63 first) as a circuit on the 8 bits of a byte, for a given tower representation.
+ */
+export function sboxCircuitFor(dir: 'enc' | 'dec', { beta, basis, karatsuba }: Tower): Circuit {
+  const g = basis[0] === 1 ? basis[1] : basis[0];
+  const polyNib = (n: number) => [0, 1, 2, 3].reduce((acc, m) => ((n >> m) & 1 ? acc ^ pow(g, m) : acc), 0);
+  const popParity = (v: number) => (v ^ (v >> 1) ^ (v >> 2) ^ (v >> 3)) & 1;
+  const nib = (n: number) => basis.reduce((acc, e, b) => ((n >> b) & 1 ? acc ^ e : acc), 0);
+  const unnibTable = new Map<number, number>();
+  for (let n = 0; n < 16; n++) unnibTable.set(nib(n), n);
+  if (unnibTable.size !== 16) throw new Error('not a basis');
+  const unnib = (y: number) => {
+    const n = unnibTable.get(y);
+    if (n === undefined) throw new Error('not in GF(16)');
+    return n;
+  };
+  const cols4 = (f: (e: number) => number) => basis.map((e) => unnib(f(e)));
+  const nu = pow(beta, 17);
+  // x = nib(p) + nib(q)·β; the byte (p << 4) | q.
+  const fromTower = (w: number) => nib(w >> 4) ^ mul(nib(w & 15), beta);
+  const tower = new Array<number>(256);
+  for (let w = 0; w < 256; w++) tower[fromTower(w)] = w;
+  /**
+   * Product: AND terms, with the nibble each contributes to a·b (a linear map consumes them).
+   * Schoolbook: the 16 terms a_i·b_j. Karatsuba (two levels, 9 terms) on the coordinates in the
+   * polynomial basis 1, g, g², g³ (g = the first basis element), which are linear forms of the nibbles.
+   */
+  const product = (a: number[], b: number[]): [number[], number[]] => {
+    const terms: number[] = [], cols: number[] = [];
+    if (!karatsuba) {
+      for (let i = 0; i < 4; i++) for (let j = 0; j < 4; j++) {
+        terms.push(c.and(a[i], b[j]));
+        cols.push(unnib(mul(basis[i], basis[j])));
+      }
+      return [terms, cols];
+    }
+    // The 9 Karatsuba forms on polynomial coordinates (bit m = coordinate of g^m), and for each term the
+    // polynomial coefficients it enters: c = l + (m + l + h)·x² + h·x⁴ with l, m, h 2-coefficient products.
+    const forms = [0b0001, 0b0010, 0b0011, 0b0100, 0b1000, 0b1100, 0b0101, 0b1010, 0b1111];
+    const l = [[0], [0, 1, 2], [1]]; // coefficient j of a 2×2 Karatsuba product: which of its 3 terms
+    const coeff = new Array<number>(9).fill(0); // bit mask over x^0..x^6
+    for (let j = 0; j < 3; j++) for (const t of l[j]) {
+      coeff[t] ^= 1 << j; // low
+      coeff[3 + t] ^= (1 << (j + 4)) ^ (1 << (j + 2)); // high: h·x⁴ and h·x² (from m + l + h)
+      coeff[6 + t] ^= 1 << (j + 2); // middle
+    }
+    for (let j = 0; j < 3; j++) for (const t of l[j]) coeff[t] ^= 1 << (j + 2); // l·x² (from m + l + h)
+    // Linear forms on the nibble bits: coordinate m of basis element e_i in the polynomial basis.
+    const polyCoord = (e: number) => {
+      for (let n = 0; n < 16; n++) if (polyNib(n) === e) return n;
+      throw new Error('not in GF(16)');
+    };
+    const P = basis.map(polyCoord); // P[i] = polynomial coordinates of e_i
+    const formCols = (f: number) => P.map((pc) => popParity(pc & f));
+    const fa = c.linear(a, a.map((_, i) => forms.reduce((acc, f, k) => acc | (formCols(f)[i] << k), 0)), 9);
+    const fb = c.linear(b, b.map((_, i) => forms.reduce((acc, f, k) => acc | (formCols(f)[i] << k), 0)), 9);
+    for (let k = 0; k < 9; k++) {
+      terms.push(c.and(fa[k], fb[k]));
+      let v = 0;
+      for (let m = 0; m <= 6; m++) if ((coeff[k] >> m) & 1) v ^= pow(g, m);
+      cols.push(unnib(v));
+    }
+    return [terms, cols];
+  };
+  const c = new Circuit(8);
+  const x = [0, 1, 2, 3, 4, 5, 6, 7];
+  const into = dir === 'enc' ? (y: number) => tower[y] : (y: number) => tower[affineInv(y)];
+  const w = c.linear(x, cols8(into), 8); // tower form: q = bits 0..3, p = bits 4..7
+  const q = w.slice(0, 4), p = w.slice(4, 8);
+  // N = p² + pq + νq², one linear map over the product terms and p, q.
+  const [pq, pqCols] = product(p, q);
+  const n = c.linear([...pq, ...p, ...q], [...pqCols, ...cols4((e) => mul(e, e)), ...cols4((e) => mul(nu, mul(e, e)))], 4);
+  // 1/N in GF(2^4) from its algebraic normal form.
+  const f = (v: number) => (v === 0 ? 0 : unnib(inv(nib(v))));
+  const mono = new Map<number, number>();
+  const wire = (m: number): number => {
+    let r = mono.get(m);
+    if (r === undefined) {
+      const low = m & -m, rest = m ^ low;
+      r = rest === 0 ? n[Math.log2(low)] : c.and(wire(rest), n[Math.log2(low)]);
+      mono.set(m, r);
+    }
+    return r;
+  };
+  const d = [0, 1, 2, 3].map((k) => {
+    const anf = Array.from({ length: 16 }, (_, v) => (f(v) >> k) & 1);
+    for (let b = 0; b < 4; b++) for (let v = 0; v < 16; v++) if (v & (1 << b)) anf[v] ^= anf[v ^ (1 << b)];
+    return c.sum(anf.flatMap((bit, m) => (bit && m ? [wire(m)] : [])));
+  });
+  // x^-1 = (p + q)/N + (q/N)·β, then back to a FIPS byte (through the affine map for the S-box).
+  // As products of p and q with 1/N: x^-1 = p/N + (q/N)·(1 + β).
+  const [pd, pdCols] = product(p, d);
+  const [qd, qdCols] = product(q, d);
+  const out = dir === 'enc' ? affine : (y: number) => y;
+  c.outputs = c.linear([...pd, ...qd], [...pdCols.map((v) => out(nib(v))), ...qdCols.map((v) => out(mul(nib(v), 1 ^ beta)))], 8);
+  return c;
+}
+
+/** The elements of GF(2^4) inside GF(2^8). */
+const GF16 = Array.from({ length: 256 }, (_, x) => x).filter((x) => pow(x, 16) === x);
+
+/** Every representation considered: β with trace 1, and polynomial or normal bases of GF(2^4). */
+export function towers(): Tower[] {
+  const betas = Array.from({ length: 256 }, (_, b) => b).filter((b) => (b ^ pow(b, 16)) === 1);
+  const bases: number[][] = [];
+  for (const g of GF16) {
+    if (pow(g, 4) === g) continue; // in GF(4): no basis of GF(16) from it
+    bases.push([1, g, pow(g, 2), pow(g, 3)], [g, pow(g, 2), pow(g, 4), pow(g, 8)]);
+  }
+  const independent = (b: number[]) => new Set(Array.from({ length: 16 }, (_, n) => b.reduce((a, e, i) => ((n >> i) & 1 ? a ^ e : a), 0))).size === 16;
+  return [false, true].flatMap((karatsuba) =>
+    betas.flatMap((beta) => bases.filter(independent).map((basis) => ({ beta, basis, karatsuba }))),
+  );
+}
+
+const best = new Map<'enc' | 'dec', Tower>();
+
+/**
+ * The representation the kernel uses for one direction: the first, in the order of {@link towers}, with
+ * the fewest gates (a search of 640 candidates, a few seconds at build time; the two directions are
+ * independent circuits, so each gets its own).
+ */
+export function bestTower(dir: 'enc' | 'dec'): Tower {
+  if (!best.has(dir)) {
+    let n = Infinity;
+    for (const t of towers()) {
+      const g = sboxCircuitFor(dir, t).gates.length;
+      if (g < n) (n = g), best.set(dir, t);
+    }
+  }
+  return best.get(dir) as Tower;
+}
+
+/** The S-box circuit of the kernel. */
+export function sboxCircuit(dir: 'enc' | 'dec'): Circuit {
+  return sboxCircuitFor(dir, bestTower(dir));
+}
+
+/** Evaluates a circuit on one byte (a bit per wire). */
+export function evaluate(c: Circuit, x: number): number {
+  const v = [0, 1, 2, 3, 4, 5, 6, 7].map((b) => (x >> b) & 1);
+  for (const g of c.gates) v.push(g.op === 'xor' ? v[g.a] ^ v[g.b] : v[g.a] & v[g.b]);
+  return c.outputs.reduce((acc, w, b) => acc | (v[w] << b), 0);
+}
+
+/** Checks both circuits exhaustively against the field definition of the S-box; throws on a mismatch. */
+export function checkCircuits(): void {
+  const enc = sboxCircuit('enc'), dec = sboxCircuit('dec');
+  for (let x = 0; x < 256; x++) {
+    if (evaluate(enc, x) !== affine(inv(x))) throw new Error(`S-box circuit wrong at ${x}`);
+    if (evaluate(dec, x) !== inv(affineInv(x))) throw new Error(`inverse S-box circuit wrong at ${x}`);
+  }
+}

@@ -1,0 +1,462 @@
+/**
+ * Emits the kernel as WebAssembly text: two cores over the same round keys.
+ *
+ * - Bitsliced, 8 blocks at once (ECB, CBC decryption, sectors): an 8×8 bit transpose per byte lane, the
+ *   S-box circuit of circuit.ts, MixColumns as XORs and byte permutations of the bit planes.
+ * - Vector permutation, one block (CBC encryption and the last 1..7 blocks of the parallel paths): the
+ *   lookups of tables.ts with `i8x16.swizzle`, every round unrolled.
+ *
+ * The only data-dependent operations are v128 bitwise operations, shifts by constants, and swizzles
+ * into 16-byte constant tables or by constant permutations.
+ *
+ * ShiftRows is never executed: after round r the state is kept permuted by σ_r = SR^r (σ_0 = identity),
+ * SubBytes commutes with any byte permutation, and MixColumns' row rotation is conjugated by σ_r
+ * (q1 = σ_r ∘ rot1 ∘ σ_r^-1). Round keys are stored permuted by σ_r^-1 to match, and the last round applies
+ * σ_Nr once. SR^4 = identity, so σ_r only takes four values.
+ */
+import { allTables } from './tables.js';
+import { sboxCircuit, type Circuit } from './circuit.js';
+import { BS_DEC, BS_ENC, CHUNK, DATA, IV, IVS, KEY_DEC, KEY_ENC, KEY_IN, PAGE, TABLES, WIDTH } from '../src/layout.js';
+
+type Perm = number[];
+const ID: Perm = Array.from({ length: 16 }, (_, i) => i);
+/** compose(a, b)[i] = a[b[i]], so that swizzle(swizzle(v, a), b) = swizzle(v, compose(a, b)). */
+const compose = (a: Perm, b: Perm): Perm => b.map((x) => a[x]);
+const invert = (a: Perm): Perm => {
+  const r = new Array<number>(16);
+  a.forEach((x, i) => (r[x] = i));
+  return r;
+};
+/** FIPS 197 §3.4: byte n of a block is row n % 4, column n / 4. */
+const perm = (f: (c: number, r: number) => [number, number]): Perm =>
+  ID.map((n) => {
+    const [c, r] = f(n >> 2, n & 3);
+    return 4 * c + r;
+  });
+/** ShiftRows (§5.1.2): s'[r][c] = s[r][(c + r) mod 4]. */
+const SR = perm((c, r) => [(c + r) % 4, r]);
+/** InvShiftRows (§5.3.1): s'[r][c] = s[r][(c - r) mod 4]. */
+const ISR = perm((c, r) => [(c - r + 4) % 4, r]);
+/** Row rotation within each column: s'[r][c] = s[(r + 1) mod 4][c] (MixColumns' structure, §5.1.3). */
+const ROT1 = perm((c, r) => [c, (r + 1) % 4]);
+
+/** σ_r for r = 0..rounds: σ_0 = id, σ_r = σ_{r-1} ∘ shift. */
+function sigmas(shift: Perm, rounds: number): Perm[] {
+  const s = [ID];
+  for (let r = 1; r <= rounds; r++) s.push(compose(s[r - 1], shift));
+  return s;
+}
+
+/** The 16-byte constants of the data segment, in order: the tables, then byte permutations as used. */
+let tables = new Map<string, number[]>();
+let tableAddr = new Map<string, number>();
+/** `i8x16.swizzle`, or `i8x16.relaxed_swizzle` in the relaxed-simd build (see moduleText). */
+let SWIZZLE = 'i8x16.swizzle';
+function constant(name: string, bytes: number[]): string {
+  if (!tables.has(name)) {
+    tableAddr.set(name, TABLES + 16 * tables.size);
+    tables.set(name, bytes);
+  }
+  return name;
+}
+
+/**
+ * Constants used by the function being emitted, loaded once into locals in its prologue: V8 hoists
+ * loads from fixed addresses anyway, and one load per constant beats one spill slot per use.
+ */
+let hoisted: Map<string, number> | null = null;
+const T = (name: string): string => {
+  const a = tableAddr.get(name);
+  if (a === undefined) throw new Error(`no table ${name}`);
+  return loadAt(a, name);
+};
+function loadAt(addr: number, name = `k${addr}`): string {
+  if (!hoisted) return `(v128.load offset=${addr} (local.get $t))`;
+  hoisted.set(name, addr);
+  return `(local.get $C_${name})`;
+}
+const xor = (a: string, b: string) => `(v128.xor ${a} ${b})`;
+const and = (a: string, b: string) => `(v128.and ${a} ${b})`;
+const swz = (table: string, idx: string) => `(${SWIZZLE} ${T(table)} ${idx})`;
+/**
+ * A fixed (public) byte permutation. V8 materialises an `i8x16.shuffle` mask with four instructions at
+ * every use; a swizzle by a mask kept in a local costs two, so permutations are constants too.
+ */
+const shuf = (p: Perm, v: string) => `(${SWIZZLE} ${v} ${T(constant('p' + p.map((x) => x.toString(16)).join(''), p))})`;
+const get = (n: string) => `(local.get $${n})`;
+const set = (n: string, e: string) => `(local.set $${n} ${e})`;
+/** M(x) = lo[x & 15] ^ hi[x >> 4]: a GF(2)-linear byte map by two lookups. */
+const linear = (pre: string, x: string) =>
+  xor(swz(pre + 'l', and(x, T('m0f'))), swz(pre + 'h', and(`(i16x8.shr_u ${x} (i32.const 4))`, T('m0f'))));
+
+type Dir = 'enc' | 'dec';
+
+/** The statements of one round for block b, as a list so that blocks can be interleaved statement-wise. */
+function frontEnd(b: number): string[] {
+  const v = (n: string) => n + b;
+  return [
+    set(v('k'), and(get(v('z')), T('m0f'))),
+    set(v('i'), and(`(i16x8.shr_u ${get(v('z'))} (i32.const 4))`, T('m0f'))),
+    set(v('j'), xor(get(v('i')), get(v('k')))),
+    set(v('k'), swz('ta', get(v('k')))), // a/k
+    set(v('t'), xor(swz('tinv', get(v('i'))), get(v('k')))), // 1/i + a/k
+    set(v('u'), xor(swz('tinv', get(v('j'))), get(v('k')))), // 1/j + a/k
+    set(v('o'), xor(swz('tinv', get(v('t'))), get(v('j')))), // io
+    set(v('p'), xor(swz('tinv', get(v('u'))), get(v('i')))), // jo
+  ];
+}
+const out = (name: string, b: number) => xor(swz(name + 'u', get('o' + b)), swz(name + 'v', get('p' + b)));
+
+function round(dir: Dir, b: number, r: number, rounds: number): string[] {
+  const s = sigmas(dir === 'enc' ? SR : ISR, rounds);
+  const keys = dir === 'enc' ? KEY_ENC : KEY_DEC;
+  const key = loadAt(keys + 16 * r);
+  const z = 'z' + b, a = 'a' + b, c = 'c' + b;
+  if (r === rounds) {
+    // Last round (FIPS 197 §5.1, §5.3.5): no (Inv)MixColumns; undo the pending permutation once.
+    return [...frontEnd(b), set(a, out(dir === 'enc' ? 'ef' : 'df', b)), set(z, xor(shuf(s[r], get(a)), key))];
+  }
+  const q1 = compose(compose(s[r], ROT1), invert(s[r]));
+  if (dir === 'enc') {
+    // MixColumns (§5.1.3): 2A ^ 3·q1(A) ^ q2(A) ^ q3(A) = (2A ^ q1 A) ^ q3 A ^ q1(2A ^ q1 A).
+    const q3 = compose(compose(s[r], compose(compose(ROT1, ROT1), ROT1)), invert(s[r]));
+    return [
+      ...frontEnd(b),
+      set(a, out('e1', b)),
+      set(c, xor(out('e2', b), shuf(q1, get(a)))),
+      set(z, xor(xor(xor(get(c), shuf(q3, get(a))), shuf(q1, get(c))), key)),
+    ];
+  }
+  // InvMixColumns (§5.3.3) by Horner: 14A ^ q1(11A ^ q1(13A ^ q1(9A))).
+  return [
+    ...frontEnd(b),
+    set(a, out('d9', b)),
+    set(c, xor(out('d13', b), shuf(q1, get(a)))),
+    set(c, xor(out('d11', b), shuf(q1, get(c)))),
+    set(z, xor(xor(out('d14', b), shuf(q1, get(c))), key)),
+  ];
+}
+
+/** The vector-permutation cipher, unrolled for `rounds`, on `width` blocks interleaved (1 is used). */
+function coreFunction(dir: Dir, width: number, rounds: number): string {
+  const blocks = Array.from({ length: width }, (_, b) => b);
+  const params = '(param $t i32) ' + blocks.map((b) => `(param $z${b} v128)`).join(' ');
+  const results = blocks.map(() => 'v128').join(' ');
+  const locals = blocks
+    .flatMap((b) => ['k', 'i', 'j', 't', 'u', 'o', 'p', 'a', 'c'].map((n) => `(local $${n}${b} v128)`))
+    .join(' ');
+  const body: string[] = [];
+  const keys = dir === 'enc' ? KEY_ENC : KEY_DEC;
+  hoisted = new Map();
+  // Initial AddRoundKey (§5.1.4) in the working form: enc T(x) ^ T(k0); dec R(x) ^ (R(k0) ^ T(0x05)).
+  for (const b of blocks) body.push(set('z' + b, xor(linear(dir === 'enc' ? 'ein' : 'din', get('z' + b)), loadAt(keys))));
+  for (let r = 1; r <= rounds; r++) {
+    const per = blocks.map((b) => round(dir, b, r, rounds));
+    for (let s = 0; s < per[0].length; s++) for (const b of blocks) body.push(per[b][s]);
+  }
+  body.push(blocks.map((b) => get('z' + b)).join(' '));
+  const consts = [...hoisted].map(([name]) => `(local $C_${name} v128)`).join(' ');
+  const prologue = [...hoisted].map(([name, addr]) => `(local.set $C_${name} (v128.load offset=${addr} (local.get $t)))`);
+  hoisted = null;
+  return `(func $${dir}${width}_${rounds} ${params} (result ${results}) ${locals} ${consts}\n  ${[...prologue, ...body].join('\n  ')})`;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Bitsliced AES over 8 blocks (the wide path). After an 8×8 bit transpose inside every byte lane, v128
+// "plane" j holds bit j of the byte at each of the 16 positions, for the 8 blocks (bit k = block k), so
+// SubBytes is one evaluation of the circuit of circuit.ts, and the row rotations of (Inv)MixColumns are
+// byte permutations of each plane, conjugated by the pending ShiftRows permutation as in the vpaes path.
+
+const PLANES = [0, 1, 2, 3, 4, 5, 6, 7];
+const i64shr = (v: string, n: number) => `(i64x2.shr_u ${v} (i32.const ${n}))`;
+const i64shl = (v: string, n: number) => `(i64x2.shl ${v} (i32.const ${n}))`;
+const splat = (b: number) => T(constant('splat' + b.toString(16), new Array(16).fill(b)));
+
+/**
+ * Transposes the 8×8 bit matrix in each byte lane of r0..r7 (in place): afterwards bit k of r_j is what
+ * bit j of r_k was. Three rounds of SWAPMOVE on the off-diagonal blocks; its own inverse.
+ */
+function transpose(r: string[]): string[] {
+  const out: string[] = [];
+  for (const [shift, mask] of [[1, 0x55], [2, 0x33], [4, 0x0f]] as const) {
+    for (let i = 0; i < 8; i++) {
+      if (i & shift) continue;
+      const a = r[i], b = r[i + shift];
+      out.push(set('tt', and(xor(i64shr(get(a), shift), get(b)), splat(mask))));
+      out.push(set(b, xor(get(b), get('tt'))));
+      out.push(set(a, xor(get(a), i64shl(get('tt'), shift))));
+    }
+  }
+  return out;
+}
+
+/** xtime on planes (FIPS 197 §4.2.1): multiply every byte by x modulo x^8 + x^4 + x^3 + x + 1. */
+function xtime(src: string[], dst: string[]): string[] {
+  const from = [7, 0, 1, 2, 3, 4, 5, 6];
+  return PLANES.map((j) =>
+    set(dst[j], j === 1 || j === 3 || j === 4 ? xor(get(src[from[j]]), get(src[7])) : get(src[from[j]])),
+  );
+}
+
+const circuits = { enc: sboxCircuit('enc'), dec: sboxCircuit('dec') };
+
+/** SubBytes (or InvSubBytes without its constant) on planes s0..s7 into o0..o7. */
+function sbox(c: Circuit): string[] {
+  const w = (i: number) => (i < 8 ? get('s' + i) : get('g' + i));
+  const body = c.gates.map((g, n) => set('g' + (8 + n), `(v128.${g.op} ${w(g.a)} ${w(g.b)})`));
+  c.outputs.forEach((o, j) => body.push(set('o' + j, w(o))));
+  return body;
+}
+
+/** Plane j of the round key at $kp (the current round's). */
+const bsKey = (j: number) => `(v128.load offset=${16 * j} (local.get $kp))`;
+/** A permutation from memory at $pp + offset (public address: it depends on the round number only). */
+const permAt = (offset: number, v: string) => `(${SWIZZLE} ${v} (v128.load offset=${offset} (local.get $pp)))`;
+
+/** MixColumns (§5.1.3) on planes x into s, plus the round key: t = x ^ q1 x; s = xtime(t) ^ q1 x ^ q2 t ^ k. */
+function mixColumns(x: string): string[] {
+  return [
+    ...PLANES.map((j) => set('r' + j, permAt(0, get(x + j)))),
+    ...PLANES.map((j) => set('u' + j, xor(get(x + j), get('r' + j)))),
+    ...xtime(PLANES.map((j) => 'u' + j), PLANES.map((j) => 'v' + j)),
+    ...PLANES.map((j) => set('s' + j, xor(xor(xor(get('v' + j), get('r' + j)), permAt(16, get('u' + j))), bsKey(j)))),
+  ];
+}
+
+/** Contiguous constants (allocated together so that an address can be computed from an index). */
+function block(prefix: string, entries: number[][]): number {
+  const base = TABLES + 16 * tables.size;
+  entries.forEach((e, i) => constant(`${prefix}${i}`, e));
+  if (tableAddr.get(`${prefix}0`) !== base) throw new Error('constants not contiguous');
+  return base;
+}
+
+/**
+ * The bitsliced cipher for any key size ($nr rounds). Rounds are a loop: the permutations of round r
+ * depend only on r mod 4 and are read from a table at an address computed from r (public), the round
+ * keys from $kp.
+ */
+function bitslicedFunction(dir: Dir): string {
+  const shift = dir === 'enc' ? SR : ISR;
+  const sig = sigmas(shift, 3);
+  const qs = sig.map((sg) => compose(compose(sg, ROT1), invert(sg)));
+  const perms = block(`bs${dir}q`, qs.flatMap((q1) => [q1, compose(q1, q1)]));
+  const last = block(`bs${dir}last`, sig);
+  const keys = dir === 'enc' ? BS_ENC : BS_DEC;
+  const c = circuits[dir];
+  const z = PLANES.map((j) => 'z' + j);
+  const body: string[] = [];
+  body.push(...transpose(z));
+  body.push(set('kp', `(i32.const ${keys})`));
+  body.push(...PLANES.map((j) => set('s' + j, xor(get('z' + j), bsKey(j)))));
+  body.push(set('r', '(i32.const 1)'));
+  const round: string[] = [
+    ...sbox(c),
+    '(br_if $last (i32.eq (local.get $r) (local.get $nr)))',
+    set('kp', '(i32.add (local.get $kp) (i32.const 128))'),
+    set('pp', `(i32.add (i32.const ${perms}) (i32.shl (i32.and (local.get $r) (i32.const 3)) (i32.const 5)))`),
+  ];
+  if (dir === 'enc') {
+    round.push(...mixColumns('o'));
+  } else {
+    // InvMixColumns = MixColumns ∘ (5 + 4·y²) on each column (FIPS 197 §5.3.3, as circulants):
+    // p = o ^ 4·(o ^ q2 o), then MixColumns.
+    round.push(...PLANES.map((j) => set('u' + j, xor(get('o' + j), permAt(16, get('o' + j))))));
+    round.push(...xtime(PLANES.map((j) => 'u' + j), PLANES.map((j) => 'v' + j)));
+    round.push(...xtime(PLANES.map((j) => 'v' + j), PLANES.map((j) => 'u' + j)));
+    round.push(...PLANES.map((j) => set('o' + j, xor(get('o' + j), get('u' + j)))));
+    round.push(...mixColumns('o'));
+  }
+  round.push(set('r', '(i32.add (local.get $r) (i32.const 1))'), '(br $round)');
+  body.push(`(block $last (loop $round\n    ${round.join('\n    ')}))`);
+  // Last round: the pending ShiftRows permutation σ_Nr (Nr mod 4 picks it), and the last round key.
+  body.push(set('kp', '(i32.add (local.get $kp) (i32.const 128))'));
+  body.push(set('pp', `(i32.add (i32.const ${last}) (i32.shl (i32.and (local.get $nr) (i32.const 3)) (i32.const 4)))`));
+  body.push(...PLANES.map((j) => set('z' + j, xor(permAt(0, get('o' + j)), bsKey(j)))));
+  body.push(...transpose(z));
+  body.push(z.map(get).join(' '));
+  const names = ['tt', ...['s', 'o', 'r', 'u', 'v'].flatMap((p) => PLANES.map((j) => p + j)), ...c.gates.map((_, n) => 'g' + (8 + n))];
+  const locals = '(local $r i32) (local $kp i32) (local $pp i32) ' + names.map((n) => `(local $${n} v128)`).join(' ');
+  const params = '(param $t i32) (param $nr i32) ' + z.map((n) => `(param $${n} v128)`).join(' ');
+  return `(func $bs${dir} ${params} (result ${z.map(() => 'v128').join(' ')}) ${locals}\n  ${body.join('\n  ')})`;
+}
+
+/** Bitsliced round keys: the converted key of each round, replicated into 8 blocks and transposed. */
+function prepBitsliced(dir: Dir, rounds: number): string[] {
+  const sig = sigmas(dir === 'enc' ? SR : ISR, rounds);
+  const out: string[] = [];
+  const z = PLANES.map((j) => 'z' + j);
+  for (let r = 0; r <= rounds; r++) {
+    let k = loadAt(KEY_IN + 16 * r);
+    // enc: 0x63 folded into keys 1..Nr (the circuit computes S(x) ^ 0x63); dec: into keys 0..Nr-1 (the
+    // circuit wants the InvSubBytes input plus 0x63). Middle keys permuted by σ_r^-1.
+    const fold = dir === 'enc' ? r > 0 : r < rounds;
+    if (fold) k = xor(k, T('s63'));
+    if (r > 0 && r < rounds) k = shuf(invert(sig[r]), k);
+    out.push(set('z0', k), ...PLANES.slice(1).map((j) => set('z' + j, get('z0'))));
+    out.push(...transpose(z));
+    out.push(...PLANES.map((j) => `(v128.store (i32.const ${(dir === 'enc' ? BS_ENC : BS_DEC) + 128 * r + 16 * j}) ${get('z' + j)})`));
+  }
+  return out;
+}
+
+/** Converts the schedule's round keys at KEY_IN into the working form (see tables.ts). */
+function prepFunction(dir: Dir, rounds: number): string {
+  const s = sigmas(dir === 'enc' ? SR : ISR, rounds);
+  const dst = dir === 'enc' ? KEY_ENC : KEY_DEC;
+  const body: string[] = [];
+  for (let r = 0; r <= rounds; r++) {
+    const k = loadAt(KEY_IN + 16 * r);
+    let v: string;
+    if (dir === 'enc') {
+      // The S-box constant 0x63 passes through MixColumns unchanged (1 ^ 1 ^ 2 ^ 3 = 1), so it joins the key.
+      if (r === 0) v = linear('ein', k);
+      else if (r < rounds) v = shuf(invert(s[r]), linear('ein', xor(k, T('s63'))));
+      else v = xor(k, T('s63'));
+    } else {
+      if (r === 0) v = xor(linear('din', k), T('dc'));
+      else if (r < rounds) v = shuf(invert(s[r]), xor(linear('din', k), T('dc')));
+      else v = k;
+    }
+    body.push(`(v128.store (i32.const ${dst + 16 * r}) ${v})`);
+  }
+  body.push(...prepBitsliced(dir, rounds));
+  const locals = ['tt', ...PLANES.map((j) => 'z' + j)].map((n) => `(local $${n} v128)`).join(' ');
+  return `(func (export "prep_${dir}_${rounds}") (local $t i32) ${locals}\n  ${body.join('\n  ')})`;
+}
+
+/** Load `width` blocks at $p, call the core, leave results in $x0..; store with `post(b)` applied. */
+function callCore(dir: Dir, width: number, rounds: number, pre: (b: number) => string): string[] {
+  const out: string[] = width === 1 ? ['(i32.const 0)'] : ['(i32.const 0)', `(i32.const ${rounds})`];
+  for (let b = 0; b < width; b++) out.push(pre(b));
+  out.push(width === 1 ? `(call $${dir}1_${rounds})` : `(call $bs${dir})`);
+  for (let b = width - 1; b >= 0; b--) out.push(`(local.set $x${b})`);
+  return out;
+}
+
+const store = (b: number, v: string) => `(v128.store offset=${16 * b} (local.get $p) ${v})`;
+const load = (b: number) => `(v128.load offset=${16 * b} (local.get $p))`;
+
+/** for (; p + 16·width <= end; p += 16·width) { body } */
+function loop(width: number, body: string[]): string {
+  const label = `$w${width}`;
+  return `(block ${label}_done (loop ${label}
+    (br_if ${label}_done (i32.gt_u (i32.add (local.get $p) (i32.const ${16 * width})) (local.get $end)))
+    ${body.join('\n    ')}
+    (local.set $p (i32.add (local.get $p) (i32.const ${16 * width})))
+    (br ${label})))`;
+}
+
+/**
+ * T·α in GF(2^128) (IEEE 1619 §5.2), T a little-endian 128-bit number: shift each 64-bit half left by one,
+ * and add what falls out of each half into the other: bit 63 into bit 64, bit 127 as 0x87 into byte 0.
+ * Without branches: the carries are the halves' sign bits spread by an arithmetic shift, swapped, masked.
+ */
+function double(t: string): string {
+  const swapHalves = [8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7];
+  const carry = and(shuf(swapHalves, `(i64x2.shr_s ${t} (i32.const 63))`), T(constant('xtsc', [0x87, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0])));
+  return xor(`(i64x2.shl ${t} (i32.const 1))`, carry);
+}
+
+function modeFunctions(width: number, rounds: number): string[] {
+  const xs = Array.from({ length: width }, (_, b) => `(local $x${b} v128) (local $c${b} v128)`).join(' ');
+  const head = (name: string, extra = '') =>
+    `(func $${name}_${rounds} (export "${name}_${rounds}") (param $p i32) (param $n i32)${extra} (local $end i32) (local $prev v128) ${xs}
+  (local.set $end (i32.add (local.get $p) (local.get $n)))`;
+  const fns: string[] = [];
+  for (const dir of ['enc', 'dec'] as const) {
+    const ecb = (w: number) => [
+      ...callCore(dir, w, rounds, load),
+      ...Array.from({ length: w }, (_, b) => store(b, `(local.get $x${b})`)),
+    ];
+    fns.push(`${head('ecb_' + dir)}\n  ${loop(width, ecb(width))}\n  ${loop(1, ecb(1))})`);
+  }
+  // CBC encryption (NIST SP 800-38A §6.2): serial, one block at a time; the chaining value at IV.
+  fns.push(`${head('cbc_enc')}
+  (local.set $prev (v128.load (i32.const ${IV})))
+  ${loop(1, [`(local.set $prev (call $enc1_${rounds} (i32.const 0) (v128.xor ${load(0)} (local.get $prev))))`, store(0, '(local.get $prev)')])}
+  (v128.store (i32.const ${IV}) (local.get $prev)))`);
+  // CBC decryption: P[i] = D(C[i]) ^ C[i-1]; every block independent, so `width` at a time. In place: the
+  // ciphertext blocks are kept in locals before the plaintext overwrites them.
+  const dec = (w: number) => [
+    ...Array.from({ length: w }, (_, b) => `(local.set $c${b} ${load(b)})`),
+    ...callCore('dec', w, rounds, (b) => `(local.get $c${b})`),
+    ...Array.from({ length: w }, (_, b) => store(b, xor(`(local.get $x${b})`, get(b === 0 ? 'prev' : `c${b - 1}`)))),
+    `(local.set $prev (local.get $c${w - 1}))`,
+  ];
+  fns.push(`${head('cbc_dec', ' (param $iv i32)')}
+  (local.set $prev (v128.load (local.get $iv)))
+  ${loop(width, dec(width))}
+  ${loop(1, dec(1))}
+  (v128.store (local.get $iv) (local.get $prev)))`);
+  // XTS-AES (IEEE 1619 §5.3.1, §5.4.1) of whole blocks: units of $unit bytes, unit u starting from the
+  // encrypted tweak at $tp + 16u; C = E(P ^ T) ^ T, T ← T·α after each block. The next tweak of each unit
+  // is stored back, so that a unit larger than a chunk continues in the next call.
+  for (const dir of ['enc', 'dec'] as const) {
+    const xs = Array.from({ length: width }, (_, b) => b);
+    fns.push(`(func (export "xts_${dir}_${rounds}") (param $p i32) (param $n i32) (param $unit i32) (param $tp i32)
+  (local $t i32) (local $end i32) (local $uend i32) (local $tw v128) ${xs.map((b) => `(local $x${b} v128) (local $c${b} v128)`).join(' ')}
+  (local.set $end (i32.add (local.get $p) (local.get $n)))
+  (block $done (loop $units
+    (br_if $done (i32.ge_u (local.get $p) (local.get $end)))
+    (local.set $tw (v128.load (local.get $tp)))
+    (local.set $uend (i32.add (local.get $p) (local.get $unit)))
+    ${loop(width, [
+      ...xs.flatMap((b) => [`(local.set $c${b} (local.get $tw))`, `(local.set $tw ${double('(local.get $tw)')})`]),
+      ...callCore(dir, width, rounds, (b) => xor(load(b), `(local.get $c${b})`)),
+      ...xs.map((b) => store(b, xor(`(local.get $x${b})`, `(local.get $c${b})`))),
+    ]).replaceAll('(local.get $end)', '(local.get $uend)')}
+    ${loop(1, [
+      ...callCore(dir, 1, rounds, () => xor(load(0), '(local.get $tw)')),
+      store(0, xor('(local.get $x0)', '(local.get $tw)')),
+      `(local.set $tw ${double('(local.get $tw)')})`,
+    ]).replaceAll('(local.get $end)', '(local.get $uend)')}
+    (v128.store (local.get $tp) (local.get $tw))
+    (local.set $tp (i32.add (local.get $tp) (i32.const 16)))
+    (br $units))))`);
+  }
+  // Many sectors, each its own CBC chain with its IV at IVS + 16·s.
+  fns.push(`(func (export "sec_dec_${rounds}") (param $p i32) (param $n i32) (param $size i32) (local $iv i32)
+  (local.set $iv (i32.const ${IVS}))
+  (block $done (loop $next
+    (br_if $done (i32.eqz (local.get $n)))
+    (call $cbc_dec_${rounds} (local.get $p) (local.get $size) (local.get $iv))
+    (local.set $p (i32.add (local.get $p) (local.get $size)))
+    (local.set $n (i32.sub (local.get $n) (local.get $size)))
+    (local.set $iv (i32.add (local.get $iv) (i32.const 16)))
+    (br $next))))`);
+  return fns;
+}
+
+/**
+ * The whole module as WebAssembly text. Deterministic: same input, same text.
+ *
+ * @param relaxed Use `i8x16.relaxed_swizzle` (relaxed-simd) instead of `i8x16.swizzle`. Its result is
+ * fixed by the specification for indices below 16 (the lane) and from 128 up (zero), and
+ * implementation-defined only in between; every index this kernel produces is in [0, 15] or
+ * [0x80, 0x8f] (checked exhaustively in tables.ts), so both builds compute the same bytes everywhere,
+ * and V8 drops the saturating add it needs for `i8x16.swizzle` on x64.
+ */
+export function moduleText(relaxed = false): string {
+  SWIZZLE = relaxed ? 'i8x16.relaxed_swizzle' : 'i8x16.swizzle';
+  tables = allTables();
+  tableAddr = new Map([...tables.keys()].map((name, i) => [name, TABLES + 16 * i]));
+  const parts: string[] = [];
+  if (PAGE < DATA + CHUNK) throw new Error('layout does not fit one page');
+  parts.push(bitslicedFunction('enc'), bitslicedFunction('dec'));
+  for (const rounds of [10, 12, 14]) {
+    for (const dir of ['enc', 'dec'] as const) parts.push(coreFunction(dir, 1, rounds), prepFunction(dir, rounds));
+    parts.push(...modeFunctions(WIDTH, rounds));
+  }
+  const hex = (bytes: number[]) => bytes.map((x) => '\\' + x.toString(16).padStart(2, '0')).join('');
+  if (16 * tables.size > KEY_IN - TABLES) throw new Error('constants do not fit');
+  const data = [...tables.values()].map(hex).join('');
+  return [
+    ';; Generated by scripts/build.ts from scripts/wat.ts and scripts/tables.ts. DO NOT EDIT.',
+    '(module',
+    `(memory (export "memory") 1 1)`,
+    `(data (i32.const ${TABLES}) "${data}")`,
+    ...parts,
+    ')',
+  ].join('\n') + '\n';
+}

@@ -1,0 +1,223 @@
+/**
+ * The `wasm-simd128` kernel: the contract of `@x/aes-keyschedule`'s kernel.ts over the generated module.
+ *
+ * JavaScript only moves bytes here (TypedArray `set`/`fill`, with public offsets and lengths); every
+ * operation on key or data bytes happens in WebAssembly, on v128 values, without tables indexed by them.
+ * One instance and one fixed memory serve every key: each keyed kernel keeps its converted round keys
+ * and copies them into the key area when it is not the active one.
+ */
+import type { AesKernel, AesKeyedKernel, KeySchedule } from '@x/aes-keyschedule';
+import { CHUNK, DATA, IV, IVS, IVS_BYTES, KEY_ENC, KEY_IN, WIDTH } from './layout.js';
+import { getInstance, roundFunctions, type RoundFunctions } from './module.js';
+
+const PREFIX = '@x/aes-wasm-kernel';
+/** The converted round keys of one key: KEY_ENC, KEY_DEC, BS_ENC and BS_DEC, up to IV. */
+const KEY_AREA = IV - KEY_ENC;
+
+/** What all keyed kernels of one instance share. */
+interface Shared {
+  readonly mem: Uint8Array;
+  /** Views of DATA of every length, made once per length so that calls allocate nothing. */
+  readonly views: Uint8Array[];
+  readonly fns: Map<number, RoundFunctions>;
+  active: WasmKeyedKernel | null;
+}
+
+const shared = new WeakMap<WebAssembly.Instance, Shared>();
+
+function sharedOf(inst: WebAssembly.Instance): Shared {
+  let s = shared.get(inst);
+  if (!s) {
+    const memory = inst.exports.memory as WebAssembly.Memory;
+    s = { mem: new Uint8Array(memory.buffer), views: [], fns: new Map(), active: null };
+    for (const r of [10, 12, 14]) s.fns.set(r, roundFunctions(inst, r));
+    shared.set(inst, s);
+  }
+  return s;
+}
+
+function dataView(s: Shared, len: number): Uint8Array {
+  return (s.views[len >>> 4] ??= new Uint8Array(s.mem.buffer, DATA, len));
+}
+
+type ChunkFunction = (ptr: number, len: number, arg: number) => void;
+
+class WasmKeyedKernel implements AesKeyedKernel {
+  readonly rounds: number;
+  readonly #s: Shared;
+  readonly #f: RoundFunctions;
+  readonly #keys = new Uint8Array(KEY_AREA);
+  #disposed = false;
+
+  constructor(s: Shared, schedule: KeySchedule) {
+    this.rounds = schedule.rounds;
+    this.#s = s;
+    this.#f = s.fns.get(schedule.rounds) as RoundFunctions;
+    const mem = s.mem;
+    mem.set(schedule.encryptionKeys, KEY_IN);
+    this.#f.prepEnc();
+    mem.set(schedule.decryptionKeys, KEY_IN);
+    this.#f.prepDec();
+    mem.fill(0, KEY_IN, KEY_IN + 256);
+    this.#keys.set(mem.subarray(KEY_ENC, KEY_ENC + KEY_AREA));
+    s.active = this;
+  }
+
+  /** Puts this key's round keys into the key area unless they are there already. */
+  #activate(): Shared {
+    if (this.#disposed) throw new Error(`${PREFIX}: the kernel was disposed`);
+    const s = this.#s;
+    if (s.active !== this) {
+      s.mem.set(this.#keys, KEY_ENC);
+      s.active = this;
+    }
+    return s;
+  }
+
+  /** Runs `fn` over src[start, end) in chunks, in place in DATA, writing dst[start, end). */
+  #chunks(s: Shared, dst: Uint8Array, src: Uint8Array, start: number, end: number, fn: ChunkFunction, arg: number) {
+    const mem = s.mem;
+    for (let off = start; off < end; off += CHUNK) {
+      const len = Math.min(CHUNK, end - off);
+      mem.set(len === src.length ? src : src.subarray(off, off + len), DATA);
+      fn(DATA, len, arg);
+      dst.set(dataView(s, len), off);
+    }
+  }
+
+  /** Zeroes what a call left in memory: the part of the chunk buffer it used, the chaining value. */
+  #wipe(s: Shared, n: number): void {
+    s.mem.fill(0, IV, IV + 16);
+    s.mem.fill(0, DATA, DATA + Math.min(n, CHUNK));
+  }
+
+  encryptECB(dst: Uint8Array, src: Uint8Array): void {
+    const s = this.#activate();
+    this.#chunks(s, dst, src, 0, src.length, this.#f.ecbEnc, 0);
+    this.#wipe(s, src.length);
+  }
+
+  decryptECB(dst: Uint8Array, src: Uint8Array): void {
+    const s = this.#activate();
+    this.#chunks(s, dst, src, 0, src.length, this.#f.ecbDec, 0);
+    this.#wipe(s, src.length);
+  }
+
+  encryptCBC(dst: Uint8Array, src: Uint8Array, iv: Uint8Array): void {
+    const s = this.#activate();
+    s.mem.set(iv, IV);
+    this.#chunks(s, dst, src, 0, src.length, this.#f.cbcEnc, 0);
+    this.#wipe(s, src.length);
+  }
+
+  decryptCBC(dst: Uint8Array, src: Uint8Array, iv: Uint8Array): void {
+    const s = this.#activate();
+    s.mem.set(iv, IV);
+    this.#chunks(s, dst, src, 0, src.length, this.#f.cbcDec, IV);
+    this.#wipe(s, src.length);
+  }
+
+  decryptSectors(dst: Uint8Array, src: Uint8Array, sectorSize: number, ivs: Uint8Array): void {
+    const s = this.#activate();
+    const mem = s.mem, n = src.length, count = n / sectorSize;
+    if (sectorSize > CHUNK) {
+      // Sectors larger than a chunk: one chain per sector, each through the chunked CBC path.
+      for (let i = 0; i < count; i++) {
+        for (let b = 0; b < 16; b++) mem[IV + b] = ivs[16 * i + b];
+        this.#chunks(s, dst, src, i * sectorSize, (i + 1) * sectorSize, this.#f.cbcDec, IV);
+      }
+    } else {
+      const per = Math.min(Math.floor(CHUNK / sectorSize), IVS_BYTES / 16);
+      for (let i = 0; i < count; i += per) {
+        const k = Math.min(per, count - i), len = k * sectorSize, off = i * sectorSize;
+        mem.set(16 * k === ivs.length ? ivs : ivs.subarray(16 * i, 16 * (i + k)), IVS);
+        mem.set(len === n ? src : src.subarray(off, off + len), DATA);
+        this.#f.secDec(DATA, len, sectorSize);
+        dst.set(dataView(s, len), off);
+      }
+      mem.fill(0, IVS, IVS + Math.min(16 * count, IVS_BYTES));
+    }
+    this.#wipe(s, n);
+  }
+
+  encryptXTS(dst: Uint8Array, src: Uint8Array, unitSize: number, tweaks: Uint8Array): void {
+    this.#xts(dst, src, unitSize, tweaks, this.#f.xtsEnc);
+  }
+
+  decryptXTS(dst: Uint8Array, src: Uint8Array, unitSize: number, tweaks: Uint8Array): void {
+    this.#xts(dst, src, unitSize, tweaks, this.#f.xtsDec);
+  }
+
+  /** XTS (IEEE 1619 §5.3.1, §5.4.1) of whole blocks, unit u from the encrypted tweak tweaks[16u ..]. */
+  #xts(dst: Uint8Array, src: Uint8Array, unitSize: number, tweaks: Uint8Array, fn: RoundFunctions['xtsEnc']): void {
+    const s = this.#activate();
+    const mem = s.mem, n = src.length, count = n / unitSize;
+    if (unitSize > CHUNK) {
+      // Units larger than a chunk: the chunks of a unit continue from the tweak stored back at IV.
+      for (let i = 0; i < count; i++) {
+        for (let b = 0; b < 16; b++) mem[IV + b] = tweaks[16 * i + b];
+        for (let off = i * unitSize, end = off + unitSize; off < end; off += CHUNK) {
+          const len = Math.min(CHUNK, end - off);
+          mem.set(src.subarray(off, off + len), DATA);
+          fn(DATA, len, len, IV);
+          dst.set(dataView(s, len), off);
+        }
+      }
+    } else {
+      const per = Math.min(Math.floor(CHUNK / unitSize), IVS_BYTES / 16);
+      for (let i = 0; i < count; i += per) {
+        const k = Math.min(per, count - i), len = k * unitSize, off = i * unitSize;
+        mem.set(16 * k === tweaks.length ? tweaks : tweaks.subarray(16 * i, 16 * (i + k)), IVS);
+        mem.set(len === n ? src : src.subarray(off, off + len), DATA);
+        fn(DATA, len, unitSize, IVS);
+        dst.set(dataView(s, len), off);
+      }
+      mem.fill(0, IVS, IVS + Math.min(16 * count, IVS_BYTES));
+    }
+    this.#wipe(s, n);
+  }
+
+  dispose(): void {
+    this.#disposed = true;
+    this.#keys.fill(0);
+    const s = this.#s;
+    if (s.active === this) {
+      s.mem.fill(0, KEY_ENC, KEY_ENC + KEY_AREA);
+      s.active = null;
+    }
+  }
+}
+
+/**
+ * The `wasm-simd128` kernel: constant-time AES by vector permutations on WebAssembly SIMD128, for every
+ * JavaScript runtime. Modes (`@x/cbc`) choose it through `@x/aes-kernels`; use it directly only to test
+ * or benchmark the kernel itself.
+ *
+ * @example
+ * ```ts
+ * import { expandKey } from '@x/aes-keyschedule';
+ * import { wasmKernel } from '@x/aes-wasm-kernel';
+ * if (wasmKernel.isAvailable()) {
+ *   const schedule = expandKey(new Uint8Array(16));
+ *   const k = wasmKernel.load(schedule);
+ *   schedule.wipe();
+ *   const block = new Uint8Array(16);
+ *   k.encryptECB(block, block); // 66e94bd4ef8a2c3b884cfa59ca342b2e
+ *   k.dispose();
+ * }
+ * ```
+ */
+export const wasmKernel: AesKernel = Object.freeze({
+  name: 'wasm-simd128',
+  parallelBlocks: WIDTH,
+  isAvailable(): boolean {
+    return getInstance() !== undefined;
+  },
+  load(schedule: KeySchedule): AesKeyedKernel {
+    const inst = getInstance();
+    if (!inst) {
+      throw new Error(`${PREFIX}: WebAssembly SIMD128 is not available here (or await init() first on a main thread)`);
+    }
+    return new WasmKeyedKernel(sharedOf(inst), schedule);
+  },
+});

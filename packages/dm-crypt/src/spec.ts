@@ -1,0 +1,83 @@
+// dm-crypt cipher specifications, as dm-crypt's table parser and cryptsetup read them
+// (drivers/md/dm-crypt.c, crypt_ctr_cipher_old / crypt_ctr_cipher_new; LUKS1 spec Appendix B, Tables 1–2):
+//
+//   old form:   <cipher>-<chainmode>[-<ivmode>[:<ivopts>]]      e.g. aes-cbc-essiv:sha256, aes-xts-plain64
+//   capi form:  capi:<chainmode>(<cipher>)[-<ivmode>[:<ivopts>]]  e.g. capi:xts(aes)-plain64
+//
+// Only AES is handled here, with the chaining modes cbc, xts and ecb.
+
+/**
+ * A parsed dm-crypt cipher specification.
+ *
+ * @example
+ * ```ts
+ * const s: CipherSpec = parseCipherSpec('aes-xts-plain64');
+ * s.chainMode; // 'xts'
+ * ```
+ */
+export interface CipherSpec {
+  /** The block cipher: always `'aes'`. */
+  readonly cipher: 'aes';
+  /** The chaining mode. */
+  readonly chainMode: 'cbc' | 'xts' | 'ecb';
+  /** The IV mode with its options in dm-crypt's words (`'essiv:sha256'`, `'plain64'`), `''` for ecb. */
+  readonly ivMode: string;
+  /** The same cipher in the old form, e.g. `'aes-xts-plain64'` for `'capi:xts(aes)-plain64'`. */
+  readonly canonical: string;
+}
+
+const PREFIX = '@x/dm-crypt';
+
+/** IV modes of `@x/disk-iv`, by the chaining modes that take them. */
+const CBC_IV_MODES = /^(?:plain|plain64|plain64be|benbi|null|eboiv|essiv:[a-z0-9-]+)$/;
+// XTS takes the IV modes that do not use the key (its 32/64-byte key is not an AES key for essiv/eboiv).
+const XTS_IV_MODES = /^(?:plain|plain64|plain64be|benbi|null)$/;
+
+function unknown(spec: string, why: string): never {
+  throw new RangeError(`${PREFIX}: unsupported cipher spec "${spec}": ${why}`);
+}
+
+/**
+ * Parses a dm-crypt cipher specification in the old form (`aes-cbc-essiv:sha256`) or the `capi:` form
+ * cryptsetup writes for kernel crypto API names (`capi:xts(aes)-plain64`). Throws a `RangeError`
+ * naming the spec for anything `newSectorCipher` cannot run.
+ *
+ * @example
+ * ```ts
+ * import { parseCipherSpec } from '@x/dm-crypt';
+ * parseCipherSpec('capi:cbc(aes)-essiv:sha256');
+ * // { cipher: 'aes', chainMode: 'cbc', ivMode: 'essiv:sha256', canonical: 'aes-cbc-essiv:sha256' }
+ * ```
+ */
+export function parseCipherSpec(spec: string): CipherSpec {
+  if (typeof spec !== 'string') throw new TypeError(`${PREFIX}: cipher spec must be a string`);
+  let cipher: string;
+  let chain: string;
+  let iv: string;
+  if (spec.startsWith('capi:')) {
+    // dm-crypt splits the IV options at the last ':' and the IV mode at the last '-' before them.
+    const m = /^capi:([a-z0-9]+)\(([a-z0-9]+)\)(?:-(.+))?$/.exec(spec);
+    if (!m) unknown(spec, 'expected capi:<mode>(<cipher>)[-<ivmode>]');
+    [, chain, cipher, iv = ''] = m;
+  } else {
+    const m = /^([a-z0-9]+)-([a-z0-9]+)(?:-(.+))?$/.exec(spec);
+    if (!m) unknown(spec, 'expected <cipher>-<mode>[-<ivmode>], e.g. aes-xts-plain64');
+    [, cipher, chain, iv = ''] = m;
+  }
+  if (cipher !== 'aes') unknown(spec, `cipher "${cipher}" is not supported (only aes)`);
+  if (chain === 'ecb') {
+    if (iv !== '') unknown(spec, 'ecb takes no IV mode');
+  } else if (chain === 'cbc' || chain === 'xts') {
+    if (iv === '') unknown(spec, `${chain} needs an IV mode (e.g. ${chain === 'cbc' ? 'essiv:sha256' : 'plain64'})`);
+    const ok = chain === 'cbc' ? CBC_IV_MODES : XTS_IV_MODES;
+    if (!ok.test(iv)) unknown(spec, `IV mode "${iv}" is not supported with ${chain}`);
+  } else {
+    unknown(spec, `chaining mode "${chain}" is not supported (cbc, xts, ecb)`);
+  }
+  return Object.freeze({
+    cipher: 'aes',
+    chainMode: chain as CipherSpec['chainMode'],
+    ivMode: iv,
+    canonical: iv === '' ? `aes-${chain}` : `aes-${chain}-${iv}`,
+  });
+}

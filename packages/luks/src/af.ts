@@ -1,0 +1,37 @@
+// The anti-forensic information splitter, merge direction (LUKS1 spec §2.4, with the diffusion function H1
+// of §2.4.1; LUKS2 keyslots use the same with "af": { "type": "luks1" }).
+import { hashByName } from './hashes.js';
+
+/**
+ * H1 (LUKS1 spec §2.4.1) in place: the buffer is cut into digest-size pieces; piece i becomes
+ * hash(be32(i) ‖ piece i), the last one cut to its length.
+ */
+function diffuse(d: Uint8Array, hashName: string): void {
+  const h = hashByName(hashName);
+  const counter = new Uint8Array(4);
+  for (let i = 0, o = 0; o < d.length; i++, o += h.size) {
+    const n = Math.min(h.size, d.length - o);
+    counter[0] = i >>> 24; counter[1] = (i >>> 16) & 0xff; counter[2] = (i >>> 8) & 0xff; counter[3] = i & 0xff;
+    const digest = h.fn.create().update(counter).update(d.subarray(o, o + n)).digest();
+    d.set(digest.subarray(0, n), o);
+    digest.fill(0);
+  }
+}
+
+/**
+ * AFmerge (LUKS1 spec §2.4, equations 1–4): `material` holds `stripes` stripes of `keyLength` bytes;
+ * d₀ = 0, d_k = H(d_{k−1} ⊕ s_k) for the first stripes − 1, and the key is d_{n−1} ⊕ s_n.
+ * Returns a new array the caller wipes.
+ */
+export function afMerge(material: Uint8Array, keyLength: number, stripes: number, hashName: string): Uint8Array {
+  hashByName(hashName); // unknown hash: fail before doing anything
+  const d = new Uint8Array(keyLength);
+  for (let k = 0; k < stripes - 1; k++) {
+    const o = k * keyLength;
+    for (let i = 0; i < keyLength; i++) d[i] ^= material[o + i];
+    diffuse(d, hashName);
+  }
+  const last = (stripes - 1) * keyLength;
+  for (let i = 0; i < keyLength; i++) d[i] ^= material[last + i];
+  return d;
+}

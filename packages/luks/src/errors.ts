@@ -1,0 +1,57 @@
+// The errors @x/luks throws on purpose. Argument mistakes are TypeError/RangeError; everything about the
+// image and the secrets is one of these classes, with a stable message prefixed "@x/luks: ".
+
+/**
+ * Base class of the errors about a LUKS image or its secrets.
+ *
+ * @example
+ * ```ts
+ * import { LuksError, openLuks } from '@x/luks';
+ * try { await openLuks(bytes, { passphrase }); } catch (e) { if (e instanceof LuksError) console.error(e.message); }
+ * ```
+ */
+export class LuksError extends Error {
+  override name = 'LuksError';
+}
+
+/**
+ * The image is not a LUKS volume this package can read: bad magic, a truncated or corrupt header (a
+ * LUKS2 checksum mismatch on both copies), JSON metadata that breaks the format, or a feature not supported.
+ *
+ * @example
+ * ```ts
+ * import { HeaderError, readHeader } from '@x/luks';
+ * await readHeader(new Uint8Array(100)).catch((e) => e instanceof HeaderError); // true: too short
+ * ```
+ */
+export class HeaderError extends LuksError {
+  override name = 'HeaderError';
+}
+
+/**
+ * No keyslot opens with the passphrase given (every active keyslot was tried, or the one asked for).
+ * The `x-luks` command exits with status 2 for it.
+ *
+ * @example
+ * ```ts
+ * import { WrongPassphraseError, openLuks } from '@x/luks';
+ * try { await openLuks(image, { passphrase: 'guess' }); }
+ * catch (e) { if (e instanceof WrongPassphraseError) console.error('wrong passphrase'); }
+ * ```
+ */
+export class WrongPassphraseError extends LuksError {
+  override name = 'WrongPassphraseError';
+}
+
+/**
+ * The raw volume key given does not match the header's digest. The `x-luks` command exits with status 2.
+ *
+ * @example
+ * ```ts
+ * import { WrongVolumeKeyError, openLuks } from '@x/luks';
+ * await openLuks(image, { volumeKey: new Uint8Array(64) }).catch((e) => e instanceof WrongVolumeKeyError);
+ * ```
+ */
+export class WrongVolumeKeyError extends LuksError {
+  override name = 'WrongVolumeKeyError';
+}
