@@ -1,22 +1,40 @@
 /**
- * A Boolean circuit for the AES S-box and its inverse (FIPS 197 §5.1.1, §5.3.2), derived here from a
- * tower field as in tables.ts (with β and the GF(2^4) basis chosen by a small search), for the bitsliced
- * kernel: each wire is a v128 holding one bit of 128 bytes (8 blocks), so one evaluation substitutes
- * 8 blocks at once.
+ * The Boolean circuits for the AES S-box and its inverse (FIPS 197 §5.1.1, §5.3.2) that the bitsliced
+ * kernel evaluates: each wire is a v128 holding one bit of 128 bytes (8 blocks), so one evaluation
+ * substitutes 8 blocks at once. Both are XOR/AND only; the constants 0x63 are left to the round keys: the
+ * S-box circuit computes S(x) ^ 0x63 (0x63 folded into round keys 1..Nr), the inverse circuit InvS(x ^ 0x63)
+ * (folded into round keys 0..Nr-1).
  *
- * x = p + q·β (tables.ts) has inverse x^-1 = ((p + q) + q·β) / N with N = p² + pq + νq² in GF(2^4):
- * one GF(2^4) product for N (16 ANDs), one GF(2^4) inversion (from its algebraic normal form), two
+ * - Inverse S-box: Boyar and Peralta's depth-16 circuit (127 gates, 34 AND), read from its one
+ *   definition, packages/aes-portable/scripts/circuits.ts (the portable kernel compiles the same text; a
+ *   build-time import, nothing of it reaches the module but the gates). Its bit order is translated
+ *   (U_i, W_i = bit 7 - i there, bit j here) and its NOTs removed (see {@link fromProgram}).
+ * - S-box: derived here from a tower field as in tables.ts (with β and the GF(2^4) basis chosen by a small
+ *   search), 134 gates. Boyar and Peralta's 113-gate S-box (same file) was measured slower in this kernel
+ *   (1–6 % on V8's x64 code, both builds): V8 reorders the gates itself and spills more of its deeper,
+ *   narrower middle layer, so the smaller circuit does not pay here.
+ *
+ * Tower form: x = p + q·β (tables.ts) has inverse x^-1 = ((p + q) + q·β) / N with N = p² + pq + νq² in
+ * GF(2^4): one GF(2^4) product for N (16 ANDs), one GF(2^4) inversion (from its algebraic normal form), two
  * products for the result; squaring and the multiplication by ν are GF(2)-linear, and the XORs that
- * collect the AND terms are merged into the linear maps that consume them. The basis change in front (FIPS byte → p, q; for the inverse
- * S-box, after the inverse affine map) and behind (→ FIPS byte; for the S-box, through the affine map)
- * are GF(2)-linear maps, each a network of XORs. The constants 0x63 are left to the round keys.
+ * collect the AND terms are merged into the linear maps that consume them. The basis change in front (FIPS
+ * byte → p, q) and behind (→ FIPS byte, through the affine map) are GF(2)-linear maps, each a network of
+ * XORs.
  */
+import { INV_SBOX_DEPTH16 } from '../../aes-portable/scripts/circuits.js';
 import { affine, affineInv, inv, mul, pow } from './tables.js';
 
 export type Gate = { op: 'xor' | 'and'; a: number; b: number };
 
 /** A straight-line circuit: wires 0..7 are the input bits (bit j = value 1 << j), then one per gate. */
-export class Circuit {
+export interface Circuit {
+  readonly gates: readonly Gate[];
+  /** The wire of output bit j. */
+  readonly outputs: readonly number[];
+}
+
+/** Builds a circuit, one gate per distinct (operation, operands). */
+class Builder implements Circuit {
   readonly gates: Gate[] = [];
   outputs: number[] = [];
   private readonly memo = new Map<string, number>();
@@ -80,7 +98,7 @@ const cols8 = (f: (x: number) => number) => [0, 1, 2, 3, 4, 5, 6, 7].map((b) => 
  * The S-box (`enc`) or the inverse S-box without its constant (`dec`: x ↦ inv(affine^-1(x)), the
  * caller adds 0x63 first) as a circuit on the 8 bits of a byte, for a given tower representation.
  */
-export function sboxCircuitFor(dir: 'enc' | 'dec', { beta, basis, karatsuba }: Tower): Circuit {
+export function sboxCircuitFor(dir: 'enc' | 'dec', { beta, basis, karatsuba }: Tower): Builder {
   const g = basis[0] === 1 ? basis[1] : basis[0];
   const polyNib = (n: number) => [0, 1, 2, 3].reduce((acc, m) => ((n >> m) & 1 ? acc ^ pow(g, m) : acc), 0);
   const popParity = (v: number) => (v ^ (v >> 1) ^ (v >> 2) ^ (v >> 3)) & 1;
@@ -141,7 +159,7 @@ export function sboxCircuitFor(dir: 'enc' | 'dec', { beta, basis, karatsuba }: T
     }
     return [terms, cols];
   };
-  const c = new Circuit(8);
+  const c = new Builder(8);
   const x = [0, 1, 2, 3, 4, 5, 6, 7];
   const into = dir === 'enc' ? (y: number) => tower[y] : (y: number) => tower[affineInv(y)];
   const w = c.linear(x, cols8(into), 8); // tower form: q = bits 0..3, p = bits 4..7
@@ -195,9 +213,8 @@ export function towers(): Tower[] {
 const best = new Map<'enc' | 'dec', Tower>();
 
 /**
- * The representation the kernel uses for one direction: the first, in the order of {@link towers}, with
- * the fewest gates (a search of 640 candidates, a few seconds at build time; the two directions are
- * independent circuits, so each gets its own).
+ * The tower representation for one direction: the first, in the order of {@link towers}, with the fewest
+ * gates (a search of 640 candidates, a second at build time).
  */
 export function bestTower(dir: 'enc' | 'dec'): Tower {
   if (!best.has(dir)) {
@@ -210,9 +227,111 @@ export function bestTower(dir: 'enc' | 'dec'): Tower {
   return best.get(dir) as Tower;
 }
 
-/** The S-box circuit of the kernel. */
+/**
+ * Reads a straight-line program of circuits.ts (`out = a ^ b`, `a # b` XNOR, `a & b` AND; inputs U0..U7,
+ * outputs `${out}0`..`${out}7`, U0 and out0 the most significant bit) as a circuit on this kernel's wires,
+ * its input complemented by `cIn`, without NOTs: a complement travels through XORs as a flag and must never
+ * reach an AND (it does not in the programs used: checked). Returns the circuit and the complement left on
+ * its outputs.
+ */
+export function fromProgram(text: string, out: string, cIn: number): { circuit: Circuit; cOut: number } {
+  const wire = new Map<string, number>(), flip = new Map<string, number>();
+  for (let i = 0; i < 8; i++) wire.set(`U${i}`, 7 - i), flip.set(`U${i}`, (cIn >> (7 - i)) & 1);
+  const signal = (name: string): [number, number] => {
+    const w = wire.get(name), f = flip.get(name);
+    if (w === undefined || f === undefined) throw new Error(`undefined signal ${name}`);
+    return [w, f];
+  };
+  const gates: Gate[] = [];
+  for (const line of text.split('\n')) {
+    const t = line.trim();
+    if (!t) continue;
+    const m = /^(\w+) = (\w+) ([\^#&]) (\w+)$/.exec(t);
+    if (!m || wire.has(m[1])) throw new Error(`bad gate: ${t}`);
+    const [a, fa] = signal(m[2]), [b, fb] = signal(m[4]);
+    if (m[3] === '&' && (fa || fb)) throw new Error(`complemented AND input: ${t}`);
+    flip.set(m[1], m[3] === '&' ? 0 : fa ^ fb ^ (m[3] === '#' ? 1 : 0));
+    wire.set(m[1], 8 + gates.length);
+    gates.push({ op: m[3] === '&' ? 'and' : 'xor', a, b });
+  }
+  const outputs: number[] = [];
+  let cOut = 0;
+  for (let j = 0; j < 8; j++) {
+    const [w, f] = signal(`${out}${7 - j}`);
+    outputs.push(w);
+    cOut |= f << j;
+  }
+  return { circuit: { gates, outputs }, cOut };
+}
+
+/** Largest number of wires live at once while a circuit is evaluated in gate order (outputs live to the end). */
+export function maxLive(c: Circuit): number {
+  const last = new Array<number>(8 + c.gates.length).fill(-1);
+  c.gates.forEach((g, n) => ((last[g.a] = n), (last[g.b] = n)));
+  for (const o of c.outputs) last[o] = Infinity;
+  let live = 8, peak = 8;
+  c.gates.forEach((g, n) => {
+    peak = Math.max(peak, ++live);
+    for (const w of new Set([g.a, g.b])) if (last[w] === n) live--;
+  });
+  return peak;
+}
+
+/**
+ * The gates reordered to keep few wires live: a greedy list schedule that, among the gates whose operands
+ * are ready, takes the one that frees the most operands (their last use), then the one reading the most
+ * recently computed wire, then the first in the given order; wires renumbered so that gate n is wire 8 + n.
+ * (V8's optimizing compiler on Node 20 reschedules the gates itself — the x64 code is the same for either
+ * order — but a compiler that keeps the order gets the smaller live set.)
+ */
+export function schedule(c: Circuit): Circuit {
+  const n = c.gates.length;
+  const uses = new Array<number>(8 + n).fill(0);
+  for (const g of c.gates) for (const w of new Set([g.a, g.b])) uses[w]++;
+  for (const o of c.outputs) uses[o]++; // never freed
+  const done = new Array<boolean>(n).fill(false);
+  const when = new Array<number>(8 + n).fill(-1); // step at which a wire was computed (inputs: -1)
+  const rename = [0, 1, 2, 3, 4, 5, 6, 7];
+  const gates: Gate[] = [];
+  const ready = (w: number) => w < 8 || done[w - 8];
+  for (let step = 0; step < n; step++) {
+    let pick = -1, frees = -1, recent = -Infinity;
+    c.gates.forEach((g, i) => {
+      if (done[i] || !ready(g.a) || !ready(g.b)) return;
+      const ops = [...new Set([g.a, g.b])];
+      const f = ops.filter((w) => uses[w] === 1).length, r = Math.max(...ops.map((w) => when[w]));
+      if (f > frees || (f === frees && r > recent)) (pick = i), (frees = f), (recent = r);
+    });
+    const g = c.gates[pick];
+    done[pick] = true;
+    for (const w of new Set([g.a, g.b])) uses[w]--;
+    when[8 + pick] = step;
+    rename[8 + pick] = 8 + gates.length;
+    gates.push({ op: g.op, a: rename[g.a], b: rename[g.b] });
+  }
+  return { gates, outputs: c.outputs.map((o) => rename[o]) };
+}
+
+const circuits = new Map<'enc' | 'dec', Circuit>();
+
+/**
+ * The circuits of the kernel: `enc` x ↦ S(x) ^ 0x63 (the tower circuit), `dec` x ↦ InvS(x ^ 0x63)
+ * (Boyar–Peralta depth 16, scheduled by {@link schedule}).
+ */
 export function sboxCircuit(dir: 'enc' | 'dec'): Circuit {
-  return sboxCircuitFor(dir, bestTower(dir));
+  let c = circuits.get(dir);
+  if (!c) {
+    if (dir === 'enc') {
+      c = sboxCircuitFor('enc', bestTower('enc'));
+    } else {
+      // The kernel's convention: InvS(x ^ 0x63) with no constant out, i.e. 0x63 complemented at the input.
+      const { circuit, cOut } = fromProgram(INV_SBOX_DEPTH16, 'W', 0x63);
+      if (cOut !== 0) throw new Error(`inverse S-box circuit leaves ${cOut} on its outputs`);
+      c = schedule(circuit);
+    }
+    circuits.set(dir, c);
+  }
+  return c;
 }
 
 /** Evaluates a circuit on one byte (a bit per wire). */

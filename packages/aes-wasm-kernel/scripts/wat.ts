@@ -210,8 +210,14 @@ function sbox(c: Circuit): string[] {
 
 /** Plane j of the round key at $kp (the current round's). */
 const bsKey = (j: number) => `(v128.load offset=${16 * j} (local.get $kp))`;
-/** A permutation from memory at $pp + offset (public address: it depends on the round number only). */
-const permAt = (offset: number, v: string) => `(${SWIZZLE} ${v} (v128.load offset=${offset} (local.get $pp)))`;
+/**
+ * The round's two permutations, from memory at $pp and $pp + 16 (public addresses: they depend on the
+ * round number only), loaded once per round into $q0 / $q16. V8 does not merge repeated loads from
+ * linear memory: with a load at every use it issued 8 loads per permutation and spilled the loaded masks.
+ */
+const loadPerms = (): string[] => [0, 16].map((o) => set(`q${o}`, `(v128.load offset=${o} (local.get $pp))`));
+/** A permutation of the round (offset 0 or 16), as loaded by {@link loadPerms}. */
+const permAt = (offset: number, v: string) => `(${SWIZZLE} ${v} ${get(`q${offset}`)})`;
 
 /** MixColumns (§5.1.3) on planes x into s, plus the round key: t = x ^ q1 x; s = xtime(t) ^ q1 x ^ q2 t ^ k. */
 function mixColumns(x: string): string[] {
@@ -255,6 +261,7 @@ function bitslicedFunction(dir: Dir): string {
     '(br_if $last (i32.eq (local.get $r) (local.get $nr)))',
     set('kp', '(i32.add (local.get $kp) (i32.const 128))'),
     set('pp', `(i32.add (i32.const ${perms}) (i32.shl (i32.and (local.get $r) (i32.const 3)) (i32.const 5)))`),
+    ...loadPerms(),
   ];
   if (dir === 'enc') {
     round.push(...mixColumns('o'));
@@ -272,10 +279,11 @@ function bitslicedFunction(dir: Dir): string {
   // Last round: the pending ShiftRows permutation σ_Nr (Nr mod 4 picks it), and the last round key.
   body.push(set('kp', '(i32.add (local.get $kp) (i32.const 128))'));
   body.push(set('pp', `(i32.add (i32.const ${last}) (i32.shl (i32.and (local.get $nr) (i32.const 3)) (i32.const 4)))`));
+  body.push(set('q0', `(v128.load (local.get $pp))`));
   body.push(...PLANES.map((j) => set('z' + j, xor(permAt(0, get('o' + j)), bsKey(j)))));
   body.push(...transpose(z));
   body.push(z.map(get).join(' '));
-  const names = ['tt', ...['s', 'o', 'r', 'u', 'v'].flatMap((p) => PLANES.map((j) => p + j)), ...c.gates.map((_, n) => 'g' + (8 + n))];
+  const names = ['tt', 'q0', 'q16', ...['s', 'o', 'r', 'u', 'v'].flatMap((p) => PLANES.map((j) => p + j)), ...c.gates.map((_, n) => 'g' + (8 + n))];
   const locals = '(local $r i32) (local $kp i32) (local $pp i32) ' + names.map((n) => `(local $${n} v128)`).join(' ');
   const params = '(param $t i32) (param $nr i32) ' + z.map((n) => `(param $${n} v128)`).join(' ');
   return `(func $bs${dir} ${params} (result ${z.map(() => 'v128').join(' ')}) ${locals}\n  ${body.join('\n  ')})`;

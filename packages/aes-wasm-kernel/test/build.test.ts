@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import wabtInit from 'wabt';
 import { describe, expect, it } from 'vitest';
 import { GENERATED, build } from '../scripts/build.js';
+import { checkCircuits, sboxCircuit } from '../scripts/circuit.js';
 import { moduleBytes } from '../src/module.js';
 import { RELAXED_BYTES, RELAXED_SHA256, WASM_BYTES, WASM_SHA256 } from '../src/wasm.generated.js';
 
@@ -38,6 +39,13 @@ describe('the generated module', () => {
     expect(readFileSync(GENERATED, 'utf8')).toBe(source);
     expect(Buffer.compare(moduleBytes(false), wasm)).toBe(0);
     expect(Buffer.compare(moduleBytes(true), relaxed)).toBe(0);
+  });
+
+  it('evaluates the intended S-box circuits, right on all 256 inputs', () => {
+    expect(() => checkCircuits()).not.toThrow();
+    const count = (dir: 'enc' | 'dec', op: 'and' | 'xor') => sboxCircuit(dir).gates.filter((g) => g.op === op).length;
+    // The tower circuit (37 AND, 97 XOR) and Boyar–Peralta's depth-16 inverse, NOTs folded (34 AND, 93 XOR).
+    expect([count('enc', 'and'), count('enc', 'xor'), count('dec', 'and'), count('dec', 'xor')]).toEqual([37, 97, 34, 93]);
   });
 
   it('matches its recorded lengths and SHA-256 hashes', () => {

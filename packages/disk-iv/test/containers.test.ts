@@ -2,14 +2,7 @@
 // 512-byte-sector ones) for every IV mode, sector size and key size; @x/cbc + @x/disk-iv must decrypt
 // every payload sector back to the data, and re-encrypting the data must give cryptsetup's ciphertext.
 import { availableParallelism } from 'node:os';
-import {
-  convertToLuks1,
-  cryptsetupRequirement,
-  makeLuks2Container,
-  mapLimit,
-  removeAllContainers,
-  type Container,
-} from '@x/containers';
+import { describeWithCryptsetup, convertToLuks1, makeLuks2Container, mapLimit, removeAllContainers, type Container } from '@x/containers';
 import { kernels, newCipher } from '@x/cbc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newIvGenerator } from '../src/index.js';
@@ -22,16 +15,7 @@ const SECTOR_SIZES = [512, 4096];
 const KEY_BITS = [128, 256];
 const DATA_BYTES = 128 * 1024; // 256 sectors of 512 bytes, 32 of 4096
 
-const req = cryptsetupRequirement();
-
-if (req.failure !== undefined) {
-  it('cryptsetup is installed (required under CI)', () => {
-    throw new Error(req.failure);
-  });
-}
-if (req.skipNotice !== undefined) it.skip(`real LUKS containers: ${req.skipNotice}`, () => {});
-
-describe.runIf(req.run)('real LUKS containers made by cryptsetup', () => {
+describeWithCryptsetup('real LUKS containers made by cryptsetup', () => {
   const specs = MODES.flatMap((mode) =>
     SECTOR_SIZES.flatMap((sectorSize) => KEY_BITS.map((keySize) => ({ mode, sectorSize, keySize }))),
   );

@@ -4,7 +4,7 @@ import { readdir, readFile, rm, stat, writeFile, mkdtemp, copyFile } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cryptsetupRequirement, makeLuks2Container, removeAllContainers, type Container } from '@x/containers';
+import { describeWithCryptsetup, makeLuks2Container, removeAllContainers, type Container } from '@x/containers';
 import { runCli, sameBytes } from './helpers.js';
 
 const fixture = (name: string) => new URL(`fixtures/${name}`, import.meta.url).pathname;
@@ -64,11 +64,7 @@ describe('x-luks on the committed sample', () => {
   });
 });
 
-const req = cryptsetupRequirement();
-if (req.failure) it('cryptsetup is installed (required under CI)', () => { throw new Error(req.failure); });
-if (req.skipNotice) it.skip(req.skipNotice, () => {});
-
-describe.runIf(req.run)('x-luks decrypt: exit codes and OUT', () => {
+describeWithCryptsetup('x-luks decrypt: exit codes and OUT', () => {
   let small: Container;
   let big: Container;
   let dir: string;

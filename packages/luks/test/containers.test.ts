@@ -5,10 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { rm, readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  convertToLuks1, cryptsetupRequirement, makeLuks2Container, mapLimit, removeAllContainers,
-  type Container, type ContainerSpec,
-} from '@x/containers';
+import { describeWithCryptsetup, convertToLuks1, makeLuks2Container, mapLimit, removeAllContainers, type Container, type ContainerSpec } from '@x/containers';
 import { openLuks, readHeader, WrongPassphraseError, WrongVolumeKeyError } from '../src/index.js';
 import { openFileSource } from '../src/file.js';
 import { runCli, sameBytes } from './helpers.js';
@@ -40,11 +37,7 @@ const CASES = [
   ...MATRIX.flatMap((m, i) => (m.luks1 ? [{ label: `LUKS1 ${m.name}`, index: i, luks1: true }] : [])),
 ];
 
-const req = cryptsetupRequirement();
-if (req.failure) it('cryptsetup is installed (required under CI)', () => { throw new Error(req.failure); });
-if (req.skipNotice) it.skip(req.skipNotice, () => {});
-
-describe.runIf(req.run)('containers made by cryptsetup', () => {
+describeWithCryptsetup('containers made by cryptsetup', () => {
   const v2: Container[] = [];
   const v1 = new Map<number, Container>();
 

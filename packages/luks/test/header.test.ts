@@ -3,15 +3,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { convertToLuks1, cryptsetupRequirement, makeLuks2Container, removeAllContainers, type Container } from '@x/containers';
+import { describeWithCryptsetup, convertToLuks1, makeLuks2Container, removeAllContainers, type Container } from '@x/containers';
 import { HeaderError, openLuks, readHeader, type Luks2Header } from '../src/index.js';
 import { sameBytes } from './helpers.js';
 
-const req = cryptsetupRequirement();
-if (req.failure) it('cryptsetup is installed (required under CI)', () => { throw new Error(req.failure); });
-if (req.skipNotice) it.skip(req.skipNotice, () => {});
-
-describe.runIf(req.run)('damaged and truncated headers', () => {
+describeWithCryptsetup('damaged and truncated headers', () => {
   let c2: Container;
   let c1: Container;
   let image2: Uint8Array;

@@ -2,27 +2,12 @@
 // the 512-byte-sector ones): @x/xts with @x/disk-iv's plain64 tweaks must decrypt every payload sector
 // to the original data on every kernel, and encrypting the data must give cryptsetup's ciphertext.
 import { availableParallelism } from 'node:os';
-import {
-  convertToLuks1,
-  cryptsetupRequirement,
-  makeLuks2Container,
-  mapLimit,
-  removeAllContainers,
-  type Container,
-} from '@x/containers';
+import { describeWithCryptsetup, convertToLuks1, makeLuks2Container, mapLimit, removeAllContainers, type Container } from '@x/containers';
 import { newIvGenerator } from '@x/disk-iv';
 import { kernels, newXts } from '@x/xts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const req = cryptsetupRequirement();
-if (req.failure !== undefined) {
-  it('cryptsetup is installed (required under CI)', () => {
-    throw new Error(req.failure);
-  });
-}
-if (req.skipNotice !== undefined) it.skip(`real LUKS containers: ${req.skipNotice}`, () => {});
-
-describe.runIf(req.run)('real aes-xts-plain64 containers made by cryptsetup', () => {
+describeWithCryptsetup('real aes-xts-plain64 containers made by cryptsetup', () => {
   const specs = [256, 512].flatMap((keySize) => [512, 4096].map((sectorSize) => ({ keySize, sectorSize })));
   const containers: Container[] = [];
 

@@ -34,3 +34,4 @@ export {
   type ContainerSpec,
   type PbkdfSpec,
 } from './luks.js';
+export { describeWithCryptsetup } from './suite.js';
