@@ -206,6 +206,7 @@ export function xtsConformance(kernel: string, { describe, it }: Suite, options:
         assert.throws(() => newXts(new Uint8Array(32)), { name: 'RangeError', message: '@x/xts: key1 and key2 must differ' });
         assert.throws(() => newXts(new Uint8Array(64).fill(9)), { message: '@x/xts: key1 and key2 must differ' });
         assert.throws(() => newXts('k' as unknown as Uint8Array), { name: 'TypeError', message: '@x/xts: key must be a Uint8Array' });
+        assert.throws(() => newXts(key, 'portable' as unknown as object), { name: 'TypeError', message: '@x/xts: options must be an object' });
         assert.throws(() => newXts(key, { kernel: 'nope' }), (e: unknown) => e instanceof RangeError && e.message.startsWith('@x/xts: unknown kernel "nope"'));
       });
 
