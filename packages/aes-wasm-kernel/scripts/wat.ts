@@ -355,15 +355,52 @@ function loop(width: number, body: string[]): string {
     (br ${label})))`;
 }
 
+/** Swaps the two 64-bit halves of a v128 (a swizzle by this permutation). */
+const SWAP_HALVES: Perm = [8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7];
+/**
+ * The constants of the tweak arithmetic, loaded once per XTS call into locals ($Ks: SWAP_HALVES, $Kc: the
+ * carries of a doubling, $Kl: the low 64-bit half), instead of loading them at every use.
+ */
+function tweakConstants(): string[] {
+  const swap = constant('p' + SWAP_HALVES.map((x) => x.toString(16)).join(''), SWAP_HALVES);
+  const carries = constant('xtsc', [0x87, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]);
+  const low = constant('xtslo', [255, 255, 255, 255, 255, 255, 255, 255, 0, 0, 0, 0, 0, 0, 0, 0]);
+  return [set('Ks', T(swap)), set('Kc', T(carries)), set('Kl', T(low))];
+}
+
 /**
  * T·α in GF(2^128) (IEEE 1619 §5.2), T a little-endian 128-bit number: shift each 64-bit half left by one,
  * and add what falls out of each half into the other: bit 63 into bit 64, bit 127 as 0x87 into byte 0.
  * Without branches: the carries are the halves' sign bits spread by an arithmetic shift, swapped, masked.
  */
 function double(t: string): string {
-  const swapHalves = [8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7];
-  const carry = and(shuf(swapHalves, `(i64x2.shr_s ${t} (i32.const 63))`), T(constant('xtsc', [0x87, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0])));
-  return xor(`(i64x2.shl ${t} (i32.const 1))`, carry);
+  const carry = and(`(${SWIZZLE} (i64x2.shr_s ${t} (i32.const 63)) ${get('Ks')})`, get('Kc'));
+  return xor(i64shl(t, 1), carry);
+}
+
+/**
+ * The tweaks of one 8-block batch from T = $tw into $c0..$c7, and the next batch's T·α^8 into $tw, with
+ * short dependency chains (a chain of 8 doublings held the batch's cipher call back): T·α^k for k = 2, 4, 6, 8
+ * straight from T, and T·α^(k+1) = double(T·α^k). T·α^k (k <= 8): each half shifted left by k, the k bits
+ * that fall out of the low half moved into the high half, and the k bits h that fall out of the high half
+ * reduced, h·x^128 = h·(x^7 + x^2 + x + 1) = h ^ h<<1 ^ h<<2 ^ h<<7 carry-less (h < 2^8: it stays in the
+ * low half). With $S = T with its halves swapped and $SL = its low half only: T<<k ^ S>>(64-k) ^
+ * M(SL>>(64-k)). Shifts by constants, AND, XOR and one swizzle by a constant: no branch, no scalar.
+ */
+function batchTweaks(width: number): string[] {
+  if (width !== 8) throw new Error('batchTweaks assumes 8 blocks');
+  const alphaK = (k: number) => {
+    const h = i64shr(get('SL'), 64 - k);
+    return xor(xor(i64shl(get('tw'), k), i64shr(get('S'), 64 - k)), xor(xor(i64shl(h, 1), i64shl(h, 2)), i64shl(h, 7)));
+  };
+  return [
+    set('S', `(${SWIZZLE} ${get('tw')} ${get('Ks')})`),
+    set('SL', and(get('S'), get('Kl'))),
+    set('c0', get('tw')),
+    ...[2, 4, 6].map((k) => set('c' + k, alphaK(k))),
+    ...[1, 3, 5, 7].map((k) => set('c' + k, double(get('c' + (k - 1))))),
+    set('tw', alphaK(8)),
+  ];
 }
 
 function modeFunctions(width: number, rounds: number): string[] {
@@ -403,14 +440,15 @@ function modeFunctions(width: number, rounds: number): string[] {
   for (const dir of ['enc', 'dec'] as const) {
     const xs = Array.from({ length: width }, (_, b) => b);
     fns.push(`(func (export "xts_${dir}_${rounds}") (param $p i32) (param $n i32) (param $unit i32) (param $tp i32)
-  (local $t i32) (local $end i32) (local $uend i32) (local $tw v128) ${xs.map((b) => `(local $x${b} v128) (local $c${b} v128)`).join(' ')}
+  (local $t i32) (local $end i32) (local $uend i32) (local $tw v128) (local $Ks v128) (local $Kc v128) (local $Kl v128) (local $S v128) (local $SL v128) ${xs.map((b) => `(local $x${b} v128) (local $c${b} v128)`).join(' ')}
   (local.set $end (i32.add (local.get $p) (local.get $n)))
+  ${tweakConstants().join('\n  ')}
   (block $done (loop $units
     (br_if $done (i32.ge_u (local.get $p) (local.get $end)))
     (local.set $tw (v128.load (local.get $tp)))
     (local.set $uend (i32.add (local.get $p) (local.get $unit)))
     ${loop(width, [
-      ...xs.flatMap((b) => [`(local.set $c${b} (local.get $tw))`, `(local.set $tw ${double('(local.get $tw)')})`]),
+      ...batchTweaks(width),
       ...callCore(dir, width, rounds, (b) => xor(load(b), `(local.get $c${b})`)),
       ...xs.map((b) => store(b, xor(`(local.get $x${b})`, `(local.get $c${b})`))),
     ]).replaceAll('(local.get $end)', '(local.get $uend)')}

@@ -20,7 +20,7 @@ import { newXts } from '@x/xts';
 const args = new Set(process.argv.slice(2));
 const short = args.has('--short');
 const rounds = short ? 3 : 7;
-const maxTime = short ? 0.1 : 0.35;
+const maxTime = short ? 0.07 : 0.35;
 
 const SECTOR = 512;
 const SECTORS = 2048;
