@@ -44,6 +44,12 @@ export interface AesKeyedKernel {
    */
   decryptSectors(dst: Uint8Array, src: Uint8Array, sectorSize: number, ivs: Uint8Array): void;
   /**
+   * CBC encryption of `src.length / sectorSize` chains at once: sector s is its own chain, bytes
+   * [s·sectorSize, (s+1)·sectorSize) of `src`, with IV `ivs[16s .. 16s+16)`. Each chain is serial, but the
+   * chains are independent, so kernels interleave sectors: block k of many sectors in one batch.
+   */
+  encryptSectors(dst: Uint8Array, src: Uint8Array, sectorSize: number, ivs: Uint8Array): void;
+  /**
    * XTS-AES (IEEE 1619 §5.3.1) of whole blocks, for `src.length / unitSize` data units at once, with this
    * kernel's key as key1. Unit u is bytes [u·unitSize, (u+1)·unitSize) of `src`, and `tweaks[16u .. 16u+16)`
    * (`tweaks` may be longer than 16 bytes per unit; the rest is not read) is its first tweak value already encrypted with key2, T = E_K2(i) (the mode computes those with

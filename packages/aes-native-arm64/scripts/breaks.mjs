@@ -24,6 +24,7 @@ const BREAKS = [
   ['BREAK_SWAP_ROUND_KEYS', 'swap round keys 3 and 4 of the loaded schedule'],
   ['BREAK_SKIP_TAIL', 'skip the 1–7 block tail after the 8-block batches (ECB, CBC and XTS)'],
   ['BREAK_STALE_CHAIN', 'CBC decrypt: the next batch chains from C[i+6] instead of C[i+7]'],
+  ['BREAK_SECTORS_SHARED_CHAIN', 'CBC encryptSectors: in each group of 8 interleaved sectors, lane 1 chains from lane 0\'s previous ciphertext instead of its own'],
   ['BREAK_XTS_NO_REDUCTION', 'XTS: T·α without the 0x87 fold (IEEE 1619 §5.2), the bit shifted out of bit 127 is lost (in the doublings and the T·α^8 step)'],
 ];
 

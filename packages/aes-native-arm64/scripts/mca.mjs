@@ -33,6 +33,8 @@ const LOOPS = [
   ['AES-256 XTS encrypt, 8 blocks', 'aes_arm64_xts_enc_14', 128],
   ['AES-128 XTS decrypt, 8 blocks', 'aes_arm64_xts_dec_10', 128],
   ['AES-256 XTS decrypt, 8 blocks', 'aes_arm64_xts_dec_14', 128],
+  ['AES-128 CBC encrypt, 8 sectors interleaved', 'aes_arm64_sectors_enc_10', 128],
+  ['AES-256 CBC encrypt, 8 sectors interleaved', 'aes_arm64_sectors_enc_14', 128],
   ['AES-128 CBC encrypt, serial', 'aes_arm64_cbc_enc_10', 16],
   ['AES-256 CBC encrypt, serial', 'aes_arm64_cbc_enc_14', 16],
 ];

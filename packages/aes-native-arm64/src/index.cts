@@ -1,7 +1,7 @@
 /**
  * `native-arm64`: AES on the ARMv8 Cryptographic Extension (AESE/AESMC, AESD/AESIMC), eight blocks
  * interleaved, through a Node-API addon that works on the caller's bytes in place: ECB, CBC (one chain or
- * many sectors) and the whole-block part of XTS (IEEE 1619).
+ * many sectors, either way) and the whole-block part of XTS (IEEE 1619).
  *
  * This entry is CommonJS so that `@x/aes-kernels` can `require` it synchronously, and it never throws
  * on load: the addon is loaded on first use, and where it cannot load (x64, a platform without a
@@ -19,8 +19,8 @@ interface Binding {
   calls(): number;
   /**
    * Present on arm64 builds only. Its instances are the keyed kernels themselves: every method of
-   * `AesKeyedKernel` (encryptECB, decryptECB, encryptCBC, decryptCBC, decryptSectors, encryptXTS,
-   * decryptXTS, dispose) is a native method that re-checks only what keeps it inside the caller's arrays
+   * `AesKeyedKernel` (encryptECB, decryptECB, encryptCBC, decryptCBC, decryptSectors, encryptSectors,
+   * encryptXTS, decryptXTS, dispose) is a native method that re-checks only what keeps it inside the caller's arrays
    * (whole blocks, dst long enough, 16-byte IVs, whole sectors or data units with 16 bytes of IV or tweak
    * each) and throws RangeError/TypeError otherwise.
    */
@@ -28,7 +28,7 @@ interface Binding {
 }
 
 /** The native methods a keyed kernel must have; an addon built before one of them existed is not used. */
-const METHODS = ['encryptECB', 'decryptECB', 'encryptCBC', 'decryptCBC', 'decryptSectors', 'encryptXTS', 'decryptXTS', 'dispose'] as const;
+const METHODS = ['encryptECB', 'decryptECB', 'encryptCBC', 'decryptCBC', 'decryptSectors', 'encryptSectors', 'encryptXTS', 'decryptXTS', 'dispose'] as const;
 
 let binding: Binding | null | undefined; // undefined: not tried yet; null: failed, see loadError
 let loadError: unknown;
@@ -114,6 +114,7 @@ interface NativeArm64Exports {
    *   const aes = nativeArm64Kernel.load(schedule);
    *   schedule.wipe();                            // the kernel keeps its own copy
    *   aes.decryptSectors(dst, src, 512, ivs);     // CBC, one chain per 512-byte sector
+   *   aes.encryptSectors(dst, src, 512, ivs);     // the same chains encrypted, 8 sectors interleaved
    *   aes.encryptXTS(dst, src, 512, tweaks);      // XTS blocks, tweaks[16s..] = E_K2(i) of sector s
    *   aes.dispose();                              // wipes that copy
    * }

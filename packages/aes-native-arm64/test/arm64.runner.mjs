@@ -45,6 +45,15 @@ describe('native-arm64 under arm64', () => {
     assert.throws(() => k.decryptCBC(new Uint8Array(32), new Uint8Array(32), new Uint8Array(8)), RangeError);
     assert.throws(() => k.decryptSectors(new Uint8Array(1024), new Uint8Array(1024), 512, new Uint8Array(16)), RangeError);
     assert.throws(() => k.decryptSectors(new Uint8Array(1024), new Uint8Array(1024), 0, new Uint8Array(64)), RangeError);
+    {
+      const d = new Uint8Array(1024);
+      assert.throws(() => k.encryptSectors(d, new Uint8Array(1024), 512, new Uint8Array(31)), RangeError); // 16 per sector
+      assert.throws(() => k.encryptSectors(d, new Uint8Array(1024), 0, new Uint8Array(64)), RangeError);
+      assert.throws(() => k.encryptSectors(d, new Uint8Array(1024), 48, new Uint8Array(1024)), RangeError); // 48 ∤ 1024
+      assert.throws(() => k.encryptSectors(d.subarray(16), new Uint8Array(1024), 512, new Uint8Array(32)), RangeError);
+      assert.throws(() => k.encryptSectors(d, new Uint8Array(1024), 512, [0]), TypeError);
+      assert.ok(d.every((b) => b === 0));
+    }
     assert.throws(() => k.encryptECB(new Uint16Array(8), new Uint8Array(16)), TypeError);
     for (const m of ['encryptXTS', 'decryptXTS']) {
       const d = new Uint8Array(1024), t = new Uint8Array(32);

@@ -5,7 +5,8 @@
  * (scripts/test-arm64.mjs), where vitest cannot.
  *
  * Lengths are chosen around the kernel's batch of `parallelBlocks` (8): 0, the 1-7 tail alone, whole
- * batches, batches plus every tail length. XTS data units too, one or several per call, with tweaks that
+ * batches, batches plus every tail length. Sectors too (encryptSectors interleaves 8 sectors: 0-20 of
+ * them, so 0-2 interleaved groups and every remainder of 1-7 chains). XTS data units too, one or several per call, with tweaks that
  * reduce at every doubling (all ones) or at the first (bit 127 only).
  */
 import assert from 'node:assert/strict';
@@ -246,6 +247,99 @@ export function kernelConformance(kernel: AesKernel, { describe, it }: Suite, op
       }
     });
 
+    /** node:crypto's `aes-*-cbc`, sector by sector: what encryptSectors must give. */
+    const expectedSectors = (key: Uint8Array, src: Uint8Array, sectorSize: number, ivs: Uint8Array) => {
+      const want = new Uint8Array(src.length);
+      for (let s = 0; s < src.length / sectorSize; s++) {
+        const p = src.subarray(s * sectorSize, (s + 1) * sectorSize);
+        want.set(reference('cbc', true, key, p, ivs.subarray(16 * s, 16 * s + 16)), s * sectorSize);
+      }
+      return want;
+    };
+
+    // Sector sizes from 1 block (the chain is a single AES call) to 4096 bytes; 0-20 sectors, so the
+    // 8-sector interleave runs 0, 1 and 2 times with every remainder of 1-7 chains (7, 8, 9, 15, 16, 17).
+    for (const n of KEY_BYTES) {
+      it(`encryptSectors, AES-${n * 8}: sector sizes 16..4096, 0..20 sectors, separate and in place, against aes-${n * 8}-cbc`, () => {
+        const key = randomBytes(n);
+        const k = kernel.load(expandKey(key));
+        for (const sectorSize of [16, 32, 48, 128, 144, 512, 4096]) {
+          for (let sectors = 0; sectors <= 20; sectors++) {
+            if (sectorSize === 4096 && ![0, 1, 7, 8, 9, 15, 16, 17, 20].includes(sectors)) continue;
+            const src = randomBytes(sectorSize * sectors), ivs = randomBytes(16 * sectors);
+            const want = expectedSectors(key, src, sectorSize, ivs);
+            const srcCopy = Uint8Array.from(src), ivsCopy = Uint8Array.from(ivs);
+            const dst = new Uint8Array(src.length + 16).fill(0xa5);
+            k.encryptSectors(dst, src, sectorSize, ivs);
+            same(dst.subarray(0, src.length), want);
+            assert.ok(dst.subarray(src.length).every((b) => b === 0xa5), 'wrote past src.length');
+            same(src, srcCopy);
+            same(ivs, ivsCopy);
+            const inPlace = Uint8Array.from(src);
+            k.encryptSectors(inPlace, inPlace, sectorSize, ivs);
+            same(inPlace, want);
+            k.decryptSectors(inPlace, inPlace, sectorSize, ivs);
+            same(inPlace, src);
+          }
+        }
+        k.dispose();
+      });
+    }
+
+    it('encryptSectors: identical sectors with identical IVs come out identical in every lane and in the remainder', () => {
+      for (const n of KEY_BYTES) {
+        const key = randomBytes(n);
+        const k = kernel.load(expandKey(key));
+        const sectorSize = 144, sectors = 19;
+        const one = randomBytes(sectorSize), iv = randomBytes(16);
+        const src = new Uint8Array(sectorSize * sectors), ivs = new Uint8Array(16 * sectors);
+        for (let s = 0; s < sectors; s++) {
+          src.set(one, s * sectorSize);
+          ivs.set(iv, 16 * s);
+        }
+        const want = reference('cbc', true, key, one, iv);
+        k.encryptSectors(src, src, sectorSize, ivs);
+        for (let s = 0; s < sectors; s++) same(src.subarray(s * sectorSize, (s + 1) * sectorSize), want);
+        k.dispose();
+      }
+    });
+
+    it('encryptSectors: random keys, sector sizes and counts, odd byteOffsets, longer ivs, in place', () => {
+      fc.assert(
+        fc.property(
+          fc.constantFrom(...KEY_BYTES),
+          fc.integer({ min: 1, max: 40 }),
+          fc.integer({ min: 0, max: 20 }),
+          fc.integer({ min: 0, max: 15 }),
+          fc.integer({ min: 0, max: 15 }),
+          fc.integer({ min: 0, max: 15 }),
+          fc.integer({ min: 0, max: 3 }),
+          fc.boolean(),
+          (keyBytes, blocks, sectors, srcOff, dstOff, ivOff, extraIvs, inPlace) => {
+            const key = randomBytes(keyBytes);
+            const sectorSize = 16 * blocks;
+            const src = placed(randomBytes(sectorSize * sectors), srcOff);
+            const ivs = placed(randomBytes(16 * (sectors + extraIvs)), ivOff);
+            const want = expectedSectors(key, src, sectorSize, ivs);
+            const k = kernel.load(expandKey(key));
+            const dst = inPlace ? src : placed(new Uint8Array(src.length), dstOff);
+            k.encryptSectors(dst, src, sectorSize, ivs);
+            k.dispose();
+            same(dst, want);
+          },
+        ),
+        { numRuns: runs },
+      );
+    });
+
+    it('encryptSectors of zero sectors writes nothing', () => {
+      const k = kernel.load(expandKey(randomBytes(16)));
+      const dst = new Uint8Array(32).fill(7);
+      k.encryptSectors(dst, new Uint8Array(0), 512, new Uint8Array(0));
+      assert.ok(dst.every((b) => b === 7));
+      k.dispose();
+    });
+
     it('XTS: the definition over ECB agrees with node:crypto aes-128-xts / aes-256-xts', () => {
       for (const n of [16, 32]) {
         const [k1, k2] = keyPair(n);
@@ -379,6 +473,24 @@ export function kernelConformance(kernel: AesKernel, { describe, it }: Suite, op
         k.encryptECB(dst, src);
         k.decryptECB(dst, src);
         assert.equal(count() - before2, 4);
+        k.dispose();
+      });
+
+      it('one encryptSectors call over 2048 sectors is one native call', () => {
+        const key = randomBytes(32);
+        const k = kernel.load(expandKey(key));
+        const sectors = 2048, sectorSize = 512;
+        const src = randomBytes(sectors * sectorSize), ivs = randomBytes(16 * sectors);
+        const dst = new Uint8Array(src.length);
+        const before = count();
+        k.encryptSectors(dst, src, sectorSize, ivs);
+        assert.equal(count() - before, 1);
+        for (const s of [0, 1, 7, 8, 1023, 2047]) {
+          const p = src.subarray(s * sectorSize, (s + 1) * sectorSize);
+          same(dst.subarray(s * sectorSize, (s + 1) * sectorSize), reference('cbc', true, key, p, ivs.subarray(16 * s, 16 * s + 16)));
+        }
+        k.decryptSectors(dst, dst, sectorSize, ivs);
+        same(dst, src);
         k.dispose();
       });
 

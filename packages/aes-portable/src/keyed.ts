@@ -125,6 +125,8 @@ export class PortableKeyedKernel implements AesKeyedKernel {
   private readonly tail: Uint8Array;
   private readonly q: Int32Array;
   private readonly zero: Int32Array;
+  /** CBC encryption of sectors: the chaining value of each lane (sector) of a batch, 16 bytes a lane. */
+  private readonly chain: Uint8Array;
   /** XTS: the tweak T·α^j of each lane of a batch, 4 little-endian words a lane. */
   private readonly xt: Int32Array;
 
@@ -133,7 +135,7 @@ export class PortableKeyedKernel implements AesKeyedKernel {
     this.rounds = nr;
     const n = nr + 1;
     // Typed-array allocations are slow in V8; one buffer and views of it keep load() cheap.
-    const m = (this.memory = new Int32Array(2 * 128 * n + 8 * n + 128 + 128 + (4 + 4 * BATCH_BLOCKS) + 8 + 8 + 4 * BATCH_BLOCKS + BATCH_BYTES / 4));
+    const m = (this.memory = new Int32Array(2 * 128 * n + 8 * n + 128 + 128 + (4 + 4 * BATCH_BLOCKS) + 8 + 8 + 4 * BATCH_BLOCKS + BATCH_BYTES / 2));
     let at = 0;
     const take = (words: number): Int32Array => m.subarray(at, (at += words));
     this.wideEnc = take(128 * n);
@@ -146,6 +148,7 @@ export class PortableKeyedKernel implements AesKeyedKernel {
     this.zero = take(8);
     this.xt = take(4 * BATCH_BLOCKS);
     this.tail = new Uint8Array(m.buffer, 4 * at, BATCH_BYTES);
+    this.chain = new Uint8Array(m.buffer, 4 * at + BATCH_BYTES, BATCH_BYTES);
     wideKeys(this.wideEnc, schedule.encryptionKeys, nr, SBOX_C_IN, SBOX_C_OUT);
     wideKeys(this.wideDec, schedule.decryptionKeys, nr, INV_SBOX_C_IN, INV_SBOX_C_OUT);
     narrowKeys(this.narrowEnc, schedule.encryptionKeys, nr, SBOX_C_IN, SBOX_C_OUT);
@@ -326,6 +329,40 @@ export class PortableKeyedKernel implements AesKeyedKernel {
   /** See {@link AesKeyedKernel.decryptSectors}. @example `k.decryptSectors(dst, src, 512, ivs)` */
   decryptSectors(dst: Uint8Array, src: Uint8Array, sectorSize: number, ivs: Uint8Array): void {
     this.cbcDecrypt(dst, src, sectorSize >>> 4, ivs);
+  }
+
+  /**
+   * CBC encryption (NIST SP 800-38A §6.2) of many sectors at once: lane j of a batch is sector s0 + j of a
+   * group of up to 32, and step k encrypts block k of every sector of the group. Each lane's input is its
+   * plaintext block XOR its chaining value (the IV, then its previous ciphertext), gathered into the batch
+   * buffer; the batch's output is the new chaining values, scattered to `dst`. Every block of the group is
+   * read before it is written, so in place works.
+   *
+   * @example `k.encryptSectors(dst, src, 512, ivs)`
+   */
+  encryptSectors(dst: Uint8Array, src: Uint8Array, sectorSize: number, ivs: Uint8Array): void {
+    const spb = sectorSize >>> 4;
+    const sectors = src.length / sectorSize;
+    const t = this.tail, c = this.chain;
+    for (let s0 = 0; s0 < sectors; s0 += BATCH_BLOCKS) {
+      const m = sectors - s0 < BATCH_BLOCKS ? sectors - s0 : BATCH_BLOCKS;
+      for (let i = 0; i < 16 * m; i++) c[i] = ivs[16 * s0 + i];
+      t.fill(0);
+      for (let k = 0; k < spb; k++) {
+        for (let j = 0; j < m; j++) {
+          const o = (s0 + j) * sectorSize + 16 * k;
+          for (let i = 0; i < 16; i++) t[16 * j + i] = src[o + i] ^ c[16 * j + i];
+        }
+        unpack(this.batch(t, 0, false), c, 0);
+        for (let j = 0; j < m; j++) {
+          const o = (s0 + j) * sectorSize + 16 * k;
+          for (let i = 0; i < 16; i++) dst[o + i] = c[16 * j + i];
+        }
+      }
+    }
+    c.fill(0);
+    t.fill(0);
+    this.wipeScratch();
   }
 
   /**

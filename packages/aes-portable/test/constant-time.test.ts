@@ -20,7 +20,7 @@ const FILES = ['bitsliced.generated.ts', 'narrow.ts', 'keyed.ts', 'index.ts'];
  * the call's mode; in the generated code also
  * the index variables i, p, q, v, which the third test shows are computed from loop counters only.
  */
-const PUBLIC = new Set(['o', 'so', 'ko', 'dOff', 'i', 'j', 'r', 'p', 'q', 'v', 'w', 'b', 'n', 'm', 'nr', 'rounds', 'len', 'spb', 'from', 'first', 'chunk', 'decrypt', 'partial', 'BATCH_BLOCKS', 'u', 'units', 'per', 'to']);
+const PUBLIC = new Set(['o', 'so', 'ko', 'dOff', 'i', 'j', 'r', 'p', 'q', 'v', 'w', 'b', 'n', 'm', 'nr', 'rounds', 'len', 'spb', 'from', 'first', 'chunk', 'decrypt', 'partial', 'BATCH_BLOCKS', 'u', 'units', 'per', 'to', 's0', 'sectors', 'k']);
 
 const identifiers = (expr: string) => (expr.match(/[A-Za-z_$][\w$]*/g) ?? []).filter((x) => !/^(this|let|const)$/.test(x));
 

@@ -471,7 +471,69 @@ function modeFunctions(width: number, rounds: number): string[] {
     (local.set $n (i32.sub (local.get $n) (local.get $size)))
     (local.set $iv (i32.add (local.get $iv) (i32.const 16)))
     (br $next))))`);
+  fns.push(...sectorEncryption(width, rounds));
   return fns;
+}
+
+/**
+ * CBC encryption of many sectors (NIST SP 800-38A §6.2 per sector), sector s at $p + s·$size with its
+ * chaining value at IVS + 16s. Each chain is serial, but the chains are independent: a group of `width`
+ * sectors goes through the bitsliced core together, block k of every sector in one batch, lane b XORed
+ * with its chaining value before the core and the output kept as the next one. A last group of fewer
+ * than `width` sectors pads its lanes by repeating its last sector (lane b reads and writes sector
+ * min(b, count - 1), with the same chaining value: the repeated lanes compute and store the same bytes),
+ * unless only one or two sectors are left: those go through the one-block core, one chain after the
+ * other. The chaining values are stored back, so that sectors larger than a chunk continue in the next
+ * call (pieces of the same sectors, laid out the same way). Every address comes from $p, $n, $size.
+ */
+function sectorEncryption(width: number, rounds: number): string[] {
+  const lanes = Array.from({ length: width }, (_, b) => b);
+  const at = (b: number) => `(i32.add (local.get $a${b}) (local.get $o))`;
+  // Lane b's sector and chaining value: the next sector's if there is one, else lane b - 1's.
+  const clamp = lanes.slice(1).flatMap((b) => [
+    set(`a${b}`, get(`a${b - 1}`)),
+    set(`v${b}`, get(`v${b - 1}`)),
+    `(block $l${b} (br_if $l${b} (i32.ge_u (i32.add (local.get $a${b - 1}) (local.get $size)) (local.get $end)))
+      ${set(`a${b}`, `(i32.add (local.get $a${b - 1}) (local.get $size))`)}
+      ${set(`v${b}`, `(i32.add (local.get $v${b - 1}) (i32.const 16))`)})`,
+  ]);
+  const batch = [
+    ...callCore('enc', width, rounds, (b) => xor(`(v128.load ${at(b)})`, get(`c${b}`))),
+    ...lanes.map((b) => set(`c${b}`, get(`x${b}`))),
+    ...lanes.map((b) => `(v128.store ${at(b)} ${get(`c${b}`)})`),
+  ];
+  const one = `(func $sec_enc1_${rounds} (param $p i32) (param $n i32) (param $iv i32) (local $end i32) (local $prev v128)
+  (local.set $end (i32.add (local.get $p) (local.get $n)))
+  (local.set $prev (v128.load (local.get $iv)))
+  ${loop(1, [`(local.set $prev (call $enc1_${rounds} (i32.const 0) (v128.xor ${load(0)} (local.get $prev))))`, store(0, '(local.get $prev)')])}
+  (v128.store (local.get $iv) (local.get $prev)))`;
+  const many = `(func (export "sec_enc_${rounds}") (param $p i32) (param $n i32) (param $size i32)
+  (local $end i32) (local $o i32) ${lanes.map((b) => `(local $a${b} i32) (local $v${b} i32)`).join(' ')} ${lanes.map((b) => `(local $x${b} v128) (local $c${b} v128)`).join(' ')}
+  (local.set $end (i32.add (local.get $p) (local.get $n)))
+  (local.set $v0 (i32.const ${IVS}))
+  (block $done (loop $groups
+    (br_if $done (i32.ge_u (local.get $p) (local.get $end)))
+    (block $wide
+      (br_if $wide (i32.gt_u (local.get $end) (i32.add (local.get $p) (i32.shl (local.get $size) (i32.const 1)))))
+      ;; One or two sectors left: one chain after the other through the one-block core.
+      (call $sec_enc1_${rounds} (local.get $p) (local.get $size) (local.get $v0))
+      (local.set $p (i32.add (local.get $p) (local.get $size)))
+      (local.set $v0 (i32.add (local.get $v0) (i32.const 16)))
+      (br $groups))
+    (local.set $a0 (local.get $p))
+    ${clamp.join('\n    ')}
+    ${lanes.map((b) => set(`c${b}`, `(v128.load ${get(`v${b}`)})`)).join('\n    ')}
+    (local.set $o (i32.const 0))
+    (block $blocks_done (loop $blocks
+      (br_if $blocks_done (i32.ge_u (local.get $o) (local.get $size)))
+      ${batch.join('\n      ')}
+      (local.set $o (i32.add (local.get $o) (i32.const 16)))
+      (br $blocks)))
+    ${lanes.map((b) => `(v128.store ${get(`v${b}`)} ${get(`c${b}`)})`).join('\n    ')}
+    (local.set $p (i32.add (local.get $p) (i32.shl (local.get $size) (i32.const ${Math.log2(width)}))))
+    (local.set $v0 (i32.add (local.get $v0) (i32.const ${16 * width})))
+    (br $groups))))`;
+  return [one, many];
 }
 
 /**

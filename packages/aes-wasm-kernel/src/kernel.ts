@@ -13,6 +13,8 @@ import { getInstance, roundFunctions, type RoundFunctions } from './module.js';
 const PREFIX = '@x/aes-wasm-kernel';
 /** The converted round keys of one key: KEY_ENC, KEY_DEC, BS_ENC and BS_DEC, up to IV. */
 const KEY_AREA = IV - KEY_ENC;
+/** Bytes of each of WIDTH sectors per call when sectors are too large for WIDTH of them in a chunk. */
+const PIECE = CHUNK / WIDTH;
 
 /** What all keyed kernels of one instance share. */
 interface Shared {
@@ -136,6 +138,44 @@ class WasmKeyedKernel implements AesKeyedKernel {
         dst.set(dataView(s, len), off);
       }
       mem.fill(0, IVS, IVS + Math.min(16 * count, IVS_BYTES));
+    }
+    this.#wipe(s, n);
+  }
+
+  encryptSectors(dst: Uint8Array, src: Uint8Array, sectorSize: number, ivs: Uint8Array): void {
+    const s = this.#activate();
+    const mem = s.mem, n = src.length, count = n / sectorSize;
+    const per = Math.min(Math.floor(CHUNK / sectorSize), IVS_BYTES / 16);
+    if (count <= per || per >= WIDTH) {
+      // Whole sectors per chunk (all of them, or at least a full group of WIDTH): sec_enc interleaves
+      // the chains WIDTH at a time.
+      for (let i = 0; i < count; i += per) {
+        const k = Math.min(per, count - i), len = k * sectorSize, off = i * sectorSize;
+        mem.set(16 * k === ivs.length ? ivs : ivs.subarray(16 * i, 16 * (i + k)), IVS);
+        mem.set(len === n ? src : src.subarray(off, off + len), DATA);
+        this.#f.secEnc(DATA, len, sectorSize);
+        dst.set(dataView(s, len), off);
+      }
+      mem.fill(0, IVS, IVS + Math.min(16 * count, IVS_BYTES));
+    } else {
+      // Sectors too large for WIDTH of them in a chunk (so the input is larger than a chunk): groups of
+      // WIDTH sectors go through in pieces of PIECE bytes of each, laid out one after the other as whole
+      // sectors of the piece's size; the chaining values stay at IVS between pieces.
+      for (let i = 0; i < count; i += WIDTH) {
+        const k = Math.min(WIDTH, count - i);
+        for (let b = 0; b < 16 * k; b++) mem[IVS + b] = ivs[16 * i + b];
+        for (let from = 0; from < sectorSize; from += PIECE) {
+          const len = Math.min(PIECE, sectorSize - from);
+          for (let g = 0, off = i * sectorSize + from; g < k; g++, off += sectorSize) {
+            mem.set(src.subarray(off, off + len), DATA + g * len);
+          }
+          this.#f.secEnc(DATA, k * len, len);
+          for (let g = 0, off = i * sectorSize + from; g < k; g++, off += sectorSize) {
+            dst.set(mem.subarray(DATA + g * len, DATA + (g + 1) * len), off);
+          }
+        }
+      }
+      mem.fill(0, IVS, IVS + 16 * WIDTH);
     }
     this.#wipe(s, n);
   }

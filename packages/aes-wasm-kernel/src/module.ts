@@ -15,6 +15,7 @@ export interface RoundFunctions {
   cbcEnc(ptr: number, len: number): void;
   cbcDec(ptr: number, len: number, ivPtr: number): void;
   secDec(ptr: number, len: number, sectorSize: number): void;
+  secEnc(ptr: number, len: number, sectorSize: number): void;
   xtsEnc(ptr: number, len: number, unitSize: number, tweakPtr: number): void;
   xtsDec(ptr: number, len: number, unitSize: number, tweakPtr: number): void;
 }
@@ -126,6 +127,7 @@ export function roundFunctions(inst: WebAssembly.Instance, rounds: number): Roun
     cbcEnc: e[`cbc_enc_${rounds}`],
     cbcDec: e[`cbc_dec_${rounds}`],
     secDec: e[`sec_dec_${rounds}`],
+    secEnc: e[`sec_enc_${rounds}`],
     xtsEnc: e[`xts_enc_${rounds}`],
     xtsDec: e[`xts_dec_${rounds}`],
   };

@@ -31,6 +31,14 @@ export function refDecryptSectors(key: Uint8Array, src: Uint8Array, size: number
   return out;
 }
 
+export function refEncryptSectors(key: Uint8Array, src: Uint8Array, size: number, ivs: Uint8Array): Uint8Array {
+  const out = new Uint8Array(src.length);
+  for (let s = 0; s * size < src.length; s++) {
+    out.set(refEncryptCBC(key, src.subarray(s * size, (s + 1) * size), ivs.subarray(16 * s, 16 * s + 16)), s * size);
+  }
+  return out;
+}
+
 /** T·α in GF(2^128), little-endian (IEEE 1619 §5.2); reference only. */
 export function doubleTweak(t: Uint8Array): Uint8Array {
   const r = new Uint8Array(16);

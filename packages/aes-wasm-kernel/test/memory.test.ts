@@ -74,6 +74,10 @@ describe('wasm-simd128 memory', () => {
     expect(allZero(scratch())).toBe(true);
     k.decryptSectors(out, data.subarray(0, 4096), 512, new Uint8Array(128).fill(4));
     expect(allZero(scratch())).toBe(true);
+    k.encryptSectors(out, data.subarray(0, 4096), 512, new Uint8Array(128).fill(4));
+    expect(allZero(scratch())).toBe(true);
+    k.encryptSectors(new Uint8Array(9 * 4112), new Uint8Array(9 * 4112).fill(0x77), 4112, new Uint8Array(9 * 16).fill(4));
+    expect(allZero(scratch())).toBe(true);
     k.encryptXTS(out, data.subarray(0, 4096), 512, new Uint8Array(128).fill(4));
     expect(allZero(scratch())).toBe(true);
     k.decryptXTS(out, data, data.length, new Uint8Array(16).fill(4));
@@ -105,6 +109,7 @@ describe('wasm-simd128 memory', () => {
     k.encryptECB(big, big);
     k.decryptCBC(big, big, new Uint8Array(16));
     k.decryptSectors(big, big, big.length, new Uint8Array(16));
+    k.encryptSectors(big, big, big.length, new Uint8Array(16));
     k.encryptXTS(big, big, big.length, new Uint8Array(16));
     expect(memory().buffer.byteLength).toBe(PAGE);
     k.dispose();
@@ -122,6 +127,7 @@ describe('wasm-simd128 allocation', () => {
       () => k.encryptCBC(dst, src, iv),
       () => k.decryptCBC(dst, src, iv),
       () => k.decryptSectors(dst, src, 128, ivs),
+      () => k.encryptSectors(dst, src, 128, ivs),
       () => k.encryptXTS(dst, src, 128, ivs),
       () => k.decryptXTS(dst, src, 128, ivs),
     ];

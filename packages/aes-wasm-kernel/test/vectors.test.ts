@@ -67,6 +67,8 @@ describe('wasm-simd128 known answers', () => {
       const sectors = new Uint8Array(64);
       k.decryptSectors(sectors, out, 64, hex(SP800_38A_IV));
       expect(toHex(sectors)).toBe(SP800_38A_PT);
+      k.encryptSectors(sectors, hex(SP800_38A_PT), 64, hex(SP800_38A_IV));
+      expect(toHex(sectors)).toBe(v.ct);
       k.dispose();
     });
   }
@@ -106,6 +108,7 @@ describe('wasm-simd128 known answers', () => {
     k.encryptCBC(dst, empty, new Uint8Array(16));
     k.decryptCBC(dst, empty, new Uint8Array(16));
     k.decryptSectors(dst, empty, 512, empty);
+    k.encryptSectors(dst, empty, 512, empty);
     k.encryptXTS(dst, empty, 512, empty);
     k.decryptXTS(dst, empty, 512, empty);
     expect(dst.every((b) => b === 7)).toBe(true);

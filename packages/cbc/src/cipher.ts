@@ -34,6 +34,11 @@ export interface Cipher {
   decryptSectors(dst: Uint8Array, src: Uint8Array, sectorSize: number, ivs: Uint8Array): void;
   /** Encrypts one CBC chain: C[i] = E(P[i] ^ C[i-1]), C[-1] = iv. Serial by nature. */
   encrypt(dst: Uint8Array, src: Uint8Array, iv: Uint8Array): void;
+  /**
+   * Encrypts `src.length / sectorSize` sectors in one call: sector i is its own CBC chain with IV
+   * `ivs[16i .. 16i+16)`. Each chain is serial, but the kernel runs many sectors side by side.
+   */
+  encryptSectors(dst: Uint8Array, src: Uint8Array, sectorSize: number, ivs: Uint8Array): void;
   /** Encrypts every 16-byte block on its own (the building block of disk IVs such as essiv). */
   encryptECB(dst: Uint8Array, src: Uint8Array): void;
   /** Decrypts every 16-byte block on its own. */
@@ -75,6 +80,13 @@ class CbcCipher implements Cipher {
     checkBlocks(PREFIX, dst, src);
     checkSectors(PREFIX, dst, src, sectorSize, ivs);
     keyed.decryptSectors(dst, src, sectorSize, ivs);
+  }
+
+  encryptSectors(dst: Uint8Array, src: Uint8Array, sectorSize: number, ivs: Uint8Array): void {
+    const keyed = this.#live();
+    checkBlocks(PREFIX, dst, src);
+    checkSectors(PREFIX, dst, src, sectorSize, ivs);
+    keyed.encryptSectors(dst, src, sectorSize, ivs);
   }
 
   encrypt(dst: Uint8Array, src: Uint8Array, iv: Uint8Array): void {

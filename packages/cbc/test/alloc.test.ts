@@ -16,6 +16,7 @@ for (const kernel of kernels()) {
     const paths: Record<string, () => void> = {
       decrypt: () => c.decrypt(dst, src, iv),
       decryptSectors: () => c.decryptSectors(dst, src, 128, ivs),
+      encryptSectors: () => c.encryptSectors(dst, src, 128, ivs),
       encrypt: () => c.encrypt(dst, head, iv),
       encryptECB: () => c.encryptECB(dst, src),
       decryptECB: () => c.decryptECB(dst, src),

@@ -220,7 +220,7 @@ export function cbcConformance(kernel: string, { describe, it }: Suite, options:
         );
       });
 
-      it('decryptSectors: many chains, any sector size and count, in place or not', () => {
+      it('decryptSectors and encryptSectors: many chains, any sector size and count, in place or not', () => {
         const arb = fc.record({
           key: keyArb,
           sectorSize: fc.integer({ min: 1, max: 256 }).map((n) => 16 * n),
@@ -239,9 +239,14 @@ export function cbcConformance(kernel: string, { describe, it }: Suite, options:
               const iv = ivs.subarray(16 * s, 16 * s + 16);
               src.set(reference('cbc', true, key, plain.subarray(s * sectorSize, (s + 1) * sectorSize), iv), s * sectorSize);
             }
+            const disk = Uint8Array.from(src);
             const dst = inPlace ? src : placed(plain.length, dso);
             c.decryptSectors(dst, src, sectorSize, ivs);
             assert.equal(toHex(dst), toHex(plain));
+            // And back: encryptSectors runs the chains side by side, with the same layout.
+            const again = inPlace ? dst : placed(plain.length, so);
+            c.encryptSectors(again, dst, sectorSize, ivs);
+            assert.equal(toHex(again), toHex(disk));
             c.dispose();
           }),
           { numRuns: runs },
@@ -267,6 +272,9 @@ export function cbcConformance(kernel: string, { describe, it }: Suite, options:
           const ivs = randomBytes(16 * n);
           const disk = data.subarray(0, n * sectorSize);
           c.decryptSectors(back, disk, sectorSize, ivs);
+          const reencrypted = new Uint8Array(disk.length);
+          c.encryptSectors(reencrypted, back.subarray(0, disk.length), sectorSize, ivs);
+          assert.ok(Buffer.from(reencrypted).equals(disk), `encryptSectors AES-${bits}`);
           for (const s of [0, 1, n >> 1, n - 1]) {
             const want = reference('cbc', false, key, disk.subarray(s * sectorSize, (s + 1) * sectorSize), ivs.subarray(16 * s, 16 * s + 16));
             assert.ok(Buffer.from(back.subarray(s * sectorSize, (s + 1) * sectorSize)).equals(want), `sector ${s}`);
@@ -330,16 +338,20 @@ export function cbcConformance(kernel: string, { describe, it }: Suite, options:
       });
 
       it('sector rules', () => {
-        const s = new Uint8Array(64);
-        expectRejected((c, d) => c.decryptSectors(d, s, 0, new Uint8Array(0)), RangeError, '@x/cbc: sectorSize must be a positive multiple of 16, got 0');
-        expectRejected((c, d) => c.decryptSectors(d, s, 24, new Uint8Array(16)), RangeError, '@x/cbc: sectorSize must be a positive multiple of 16, got 24');
-        expectRejected((c, d) => c.decryptSectors(d, s, 16.5, new Uint8Array(16)), RangeError, '@x/cbc: sectorSize must be a positive multiple of 16, got 16.5');
-        expectRejected((c, d) => c.decryptSectors(d, s, -16, new Uint8Array(16)), RangeError, '@x/cbc: sectorSize must be a positive multiple of 16, got -16');
-        expectRejected((c, d) => c.decryptSectors(d, s, 48, new Uint8Array(16)), RangeError, '@x/cbc: src is not a whole number of 48-byte sectors (64 bytes)');
-        expectRejected((c, d) => c.decryptSectors(d, s, 32, new Uint8Array(16)), RangeError, '@x/cbc: ivs must be 16 bytes per sector, 32 bytes, got 16');
-        expectRejected((c, d) => c.decryptSectors(d, s, 32, new Uint8Array(48)), RangeError, '@x/cbc: ivs must be 16 bytes per sector, 32 bytes, got 48');
-        expectRejected((c, d) => c.decryptSectors(d, s, 32, d.subarray(32, 64)), RangeError, '@x/cbc: ivs overlaps dst');
+        for (const m of ['decryptSectors', 'encryptSectors'] as const) sectorRules(m);
       });
+
+      const sectorRules = (m: 'decryptSectors' | 'encryptSectors') => {
+        const s = new Uint8Array(64);
+        expectRejected((c, d) => c[m](d, s, 0, new Uint8Array(0)), RangeError, '@x/cbc: sectorSize must be a positive multiple of 16, got 0');
+        expectRejected((c, d) => c[m](d, s, 24, new Uint8Array(16)), RangeError, '@x/cbc: sectorSize must be a positive multiple of 16, got 24');
+        expectRejected((c, d) => c[m](d, s, 16.5, new Uint8Array(16)), RangeError, '@x/cbc: sectorSize must be a positive multiple of 16, got 16.5');
+        expectRejected((c, d) => c[m](d, s, -16, new Uint8Array(16)), RangeError, '@x/cbc: sectorSize must be a positive multiple of 16, got -16');
+        expectRejected((c, d) => c[m](d, s, 48, new Uint8Array(16)), RangeError, '@x/cbc: src is not a whole number of 48-byte sectors (64 bytes)');
+        expectRejected((c, d) => c[m](d, s, 32, new Uint8Array(16)), RangeError, '@x/cbc: ivs must be 16 bytes per sector, 32 bytes, got 16');
+        expectRejected((c, d) => c[m](d, s, 32, new Uint8Array(48)), RangeError, '@x/cbc: ivs must be 16 bytes per sector, 32 bytes, got 48');
+        expectRejected((c, d) => c[m](d, s, 32, d.subarray(32, 64)), RangeError, '@x/cbc: ivs overlaps dst');
+      };
 
       it('overlap that is not exactly in place', () => {
         const big = new Uint8Array(128);
@@ -362,7 +374,7 @@ export function cbcConformance(kernel: string, { describe, it }: Suite, options:
         const d = new Uint8Array(16);
         for (const call of [
           () => c.encrypt(d, d, iv), () => c.decrypt(d, d, iv), () => c.encryptECB(d, d),
-          () => c.decryptECB(d, d), () => c.decryptSectors(d, d, 16, iv),
+          () => c.decryptECB(d, d), () => c.decryptSectors(d, d, 16, iv), () => c.encryptSectors(d, d, 16, iv),
         ]) {
           assert.throws(call, { message: '@x/cbc: cipher was disposed' });
         }

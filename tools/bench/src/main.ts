@@ -86,7 +86,7 @@ function blockRow(op: 'cbc-decrypt' | 'cbc-encrypt' | 'ecb-encrypt', keyBits: nu
 }
 
 /** 2048 CBC sectors of 512 bytes with given IVs: one call for us, one cipher object per sector for the others. */
-function sectorsRow(keyBits: number): Row {
+function sectorsRow(keyBits: number, encrypt: boolean): Row {
   const key = randomBytes(keyBits / 8);
   const bytes = SECTOR * SECTORS;
   const src = randomBytes(bytes);
@@ -94,23 +94,33 @@ function sectorsRow(keyBits: number): Row {
   const ivs = randomBytes(16 * SECTORS);
   const sectors = chunks(bytes, SECTOR);
   const ivOf = (i: number) => ivs.subarray(16 * i, 16 * i + 16);
+  const name = encrypt ? 'encryptSectors' : 'decryptSectors';
   return {
-    group: 'CBC decryptSectors',
-    label: `CBC decryptSectors ${SECTORS} × ${SECTOR} B`,
+    group: `CBC ${name}`,
+    label: `CBC ${name} ${SECTORS} × ${SECTOR} B`,
     keyBits,
     bytes,
     make(who) {
       if (OURS.includes(who)) {
         const c = newCipher(key, { kernel: who });
-        return () => c.decryptSectors(dst, src, SECTOR, ivs);
+        return encrypt ? () => c.encryptSectors(dst, src, SECTOR, ivs) : () => c.decryptSectors(dst, src, SECTOR, ivs);
       }
+      const each = (f: (a: number, z: number, i: number) => void) => () => sectors.forEach(([a, z], i) => f(a, z, i));
       switch (who) {
         case 'node:crypto':
-          return () => sectors.forEach(([a, z], i) => openssl(`aes-${keyBits}-cbc`, false, key, src.subarray(a, z), ivOf(i)));
+          return each((a, z, i) => openssl(`aes-${keyBits}-cbc`, encrypt, key, src.subarray(a, z), ivOf(i)));
         case '@noble/ciphers':
-          return () => sectors.forEach(([a, z], i) => nobleCbc(key, ivOf(i), { disablePadding: true }).decrypt(src.subarray(a, z)));
+          return each((a, z, i) => {
+            const c = nobleCbc(key, ivOf(i), { disablePadding: true });
+            if (encrypt) c.encrypt(src.subarray(a, z));
+            else c.decrypt(src.subarray(a, z));
+          });
         case 'aes-js':
-          return () => sectors.forEach(([a, z], i) => new aesjs.ModeOfOperation.cbc(key, ivOf(i)).decrypt(src.subarray(a, z)));
+          return each((a, z, i) => {
+            const c = new aesjs.ModeOfOperation.cbc(key, ivOf(i));
+            if (encrypt) c.encrypt(src.subarray(a, z));
+            else c.decrypt(src.subarray(a, z));
+          });
       }
       return undefined;
     },
@@ -189,10 +199,11 @@ function xtsRow(keyBits: number, encrypt: boolean): Row {
 const rows: Row[] = [];
 for (const keyBits of [128, 256]) {
   for (const bytes of [512, 4096]) rows.push(blockRow('cbc-decrypt', keyBits, bytes));
-  rows.push(sectorsRow(keyBits));
+  rows.push(sectorsRow(keyBits, false));
   rows.push(xtsRow(keyBits, false));
   if (!short) {
     rows.push(xtsRow(keyBits, true));
+    rows.push(sectorsRow(keyBits, true));
     rows.push(essivRow(keyBits));
     for (const bytes of [512, 4096]) rows.push(blockRow('ecb-encrypt', keyBits, bytes));
     for (const bytes of [512, 4096]) rows.push(blockRow('cbc-encrypt', keyBits, bytes));

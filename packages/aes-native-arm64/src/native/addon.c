@@ -4,7 +4,7 @@
  * Exports:
  *   hasAes()                 whether the CPU has the AES instructions (never executes one to find out)
  *   Keyed(rounds, ek, dk)    a class; each instance holds a copy of one key's round keys and has the methods
- *                            of @x/aes-keyschedule's AesKeyedKernel (ECB, CBC, sectors, XTS), each of them
+ *                            of @x/aes-keyschedule's AesKeyedKernel (ECB, CBC, sectors both ways, XTS), each of them
  *                            one native call
  *   calls()                  how many kernel methods have been entered (for the call-count test)
  *
@@ -183,8 +183,12 @@ static napi_value m_decrypt_cbc(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
-/* decryptSectors(dst, src, sectorSize, ivs): the whole batch of sectors in this one native call. */
-static napi_value m_decrypt_sectors(napi_env env, napi_callback_info info) {
+/*
+ * decryptSectors/encryptSectors(dst, src, sectorSize, ivs): the whole batch of sectors in this one native
+ * call. sectorSize a positive multiple of 16 that divides src.length, and at least 16 bytes of ivs per
+ * sector (a longer ivs is accepted, as for XTS's tweaks; only the first 16 x sectors bytes are read).
+ */
+static napi_value sectors_method(napi_env env, napi_callback_info info, int encrypt) {
   napi_value argv[4];
   uint8_t *dst, *src, *ivs;
   size_t n, ivs_len;
@@ -197,9 +201,16 @@ static napi_value m_decrypt_sectors(napi_env env, napi_callback_info info) {
   if (sector_size == 0 || sector_size % 16 != 0 || n % sector_blocks != 0 || ivs_len / 16 < n / sector_blocks) {
     return throw_error(env, 1, PREFIX "src must be whole sectors with one 16-byte IV each");
   }
-  aes_arm64_decrypt_sectors(s->dk, s->rounds, dst, src, n / sector_blocks, sector_blocks, ivs);
+  if (encrypt)
+    aes_arm64_encrypt_sectors(s->ek, s->rounds, dst, src, n / sector_blocks, sector_blocks, ivs);
+  else
+    aes_arm64_decrypt_sectors(s->dk, s->rounds, dst, src, n / sector_blocks, sector_blocks, ivs);
   return NULL;
 }
+
+static napi_value m_decrypt_sectors(napi_env env, napi_callback_info info) { return sectors_method(env, info, 0); }
+
+static napi_value m_encrypt_sectors(napi_env env, napi_callback_info info) { return sectors_method(env, info, 1); }
 
 /*
  * encryptXTS/decryptXTS(dst, src, unitSize, tweaks): every data unit in this one native call. unitSize a
@@ -316,6 +327,7 @@ NAPI_MODULE_INIT() {
       {"encryptCBC", NULL, m_encrypt_cbc, NULL, NULL, NULL, napi_default, NULL},
       {"decryptCBC", NULL, m_decrypt_cbc, NULL, NULL, NULL, napi_default, NULL},
       {"decryptSectors", NULL, m_decrypt_sectors, NULL, NULL, NULL, napi_default, NULL},
+      {"encryptSectors", NULL, m_encrypt_sectors, NULL, NULL, NULL, napi_default, NULL},
       {"encryptXTS", NULL, m_encrypt_xts, NULL, NULL, NULL, napi_default, NULL},
       {"decryptXTS", NULL, m_decrypt_xts, NULL, NULL, NULL, napi_default, NULL},
       {"dispose", NULL, m_dispose, NULL, NULL, NULL, napi_default, NULL},

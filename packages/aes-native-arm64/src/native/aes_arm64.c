@@ -129,17 +129,64 @@ ALWAYS_INLINE void ecb_decrypt(const int rounds, const uint8_t *dk, uint8_t *dst
  * off the chain, so that the first AESE of the next block does all three XORs and the loop-carried path
  * is AESE/AESMC pairs only.
  */
+ALWAYS_INLINE void cbc_encrypt_chain(const keys_t *ks, const int rounds, uint8_t *dst, const uint8_t *src, size_t n,
+                                     uint8x16_t iv) {
+  const uint8x16_t first_last = veorq_u8(ks->k[0], ks->k[rounds]);
+  uint8x16_t u = veorq_u8(iv, ks->k[rounds]);
+  for (size_t i = 0; i < n; i++) {
+    uint8x16_t s = vaesmcq_u8(vaeseq_u8(u, veorq_u8(vld1q_u8(src + 16 * i), first_last)));
+    UNROLL for (int r = 1; r < rounds - 1; r++) s = vaesmcq_u8(vaeseq_u8(s, ks->k[r]));
+    u = vaeseq_u8(s, ks->k[rounds - 1]);
+    vst1q_u8(dst + 16 * i, veorq_u8(u, ks->k[rounds]));
+  }
+}
+
 ALWAYS_INLINE void cbc_encrypt(const int rounds, const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t n,
                                const uint8_t *iv) {
   keys_t ks;
   load_keys(&ks, rk, rounds);
+  cbc_encrypt_chain(&ks, rounds, dst, src, n, vld1q_u8(iv));
+}
+
+/*
+ * CBC encryption of many sectors, each its own chain with its own IV. One chain is serial, but the chains
+ * are independent, so eight sectors run side by side: step k encrypts block k of sectors s .. s+7, lane j
+ * computing C[s+j][k] = E(P[s+j][k] ^ C[s+j][k-1]) with the eight AESE/AESMC chains interleaved round by
+ * round (the pipeline that one serial chain leaves idle). Each lane keeps its chain as cbc_encrypt_chain
+ * does, u = C[k-1] ^ K[Nr], so the first AESE does the three XORs. Every lane's block is loaded before it
+ * is stored, so dst == src is safe. The last 1-7 sectors (sectors % 8) run one chain at a time.
+ * BREAK_SECTORS_SHARED_CHAIN chains lane 1 from lane 0's previous ciphertext instead of its own.
+ */
+ALWAYS_INLINE void sectors_encrypt(const int rounds, const uint8_t *rk, uint8_t *dst, const uint8_t *src,
+                                   size_t sectors, size_t sector_blocks, const uint8_t *ivs) {
+  keys_t ks;
+  load_keys(&ks, rk, rounds);
+  const size_t stride = 16 * sector_blocks;
   const uint8x16_t first_last = veorq_u8(ks.k[0], ks.k[rounds]);
-  uint8x16_t u = veorq_u8(vld1q_u8(iv), ks.k[rounds]);
-  for (size_t i = 0; i < n; i++) {
-    uint8x16_t s = vaesmcq_u8(vaeseq_u8(u, veorq_u8(vld1q_u8(src + 16 * i), first_last)));
-    UNROLL for (int r = 1; r < rounds - 1; r++) s = vaesmcq_u8(vaeseq_u8(s, ks.k[r]));
-    u = vaeseq_u8(s, ks.k[rounds - 1]);
-    vst1q_u8(dst + 16 * i, veorq_u8(u, ks.k[rounds]));
+  size_t s = 0;
+  for (; s + LANES <= sectors; s += LANES) {
+    const uint8_t *p = src + s * stride;
+    uint8_t *c = dst + s * stride;
+    uint8x16_t u[LANES];
+    UNROLL for (int j = 0; j < LANES; j++) u[j] = veorq_u8(vld1q_u8(ivs + 16 * (s + j)), ks.k[rounds]);
+    for (size_t k = 0; k < sector_blocks; k++) {
+      uint8x16_t x[LANES];
+      UNROLL for (int j = 0; j < LANES; j++) x[j] = veorq_u8(vld1q_u8(p + j * stride + 16 * k), first_last);
+#if defined(BREAK_SECTORS_SHARED_CHAIN)
+      u[1] = u[0];
+#endif
+      UNROLL for (int j = 0; j < LANES; j++) x[j] = vaesmcq_u8(vaeseq_u8(u[j], x[j]));
+      UNROLL for (int r = 1; r < rounds - 1; r++) {
+        UNROLL for (int j = 0; j < LANES; j++) x[j] = vaesmcq_u8(vaeseq_u8(x[j], ks.k[r]));
+      }
+      UNROLL for (int j = 0; j < LANES; j++) {
+        u[j] = vaeseq_u8(x[j], ks.k[rounds - 1]);
+        vst1q_u8(c + j * stride + 16 * k, veorq_u8(u[j], ks.k[rounds]));
+      }
+    }
+  }
+  for (; s < sectors; s++) {
+    cbc_encrypt_chain(&ks, rounds, dst + s * stride, src + s * stride, sector_blocks, vld1q_u8(ivs + 16 * s));
   }
 }
 
@@ -330,6 +377,10 @@ ALWAYS_INLINE void xts_units(const int rounds, const int decrypt, const uint8_t 
                                                              size_t ns, size_t sb, const uint8_t *ivs) {   \
     sectors_decrypt(NR, k, d, s, ns, sb, ivs);                                                             \
   }                                                                                                        \
+  __attribute__((noinline)) void aes_arm64_sectors_enc_##NR(const uint8_t *k, uint8_t *d, const uint8_t *s, \
+                                                             size_t ns, size_t sb, const uint8_t *ivs) {   \
+    sectors_encrypt(NR, k, d, s, ns, sb, ivs);                                                             \
+  }                                                                                                        \
   __attribute__((noinline)) void aes_arm64_xts_enc_##NR(const uint8_t *k, uint8_t *d, const uint8_t *s,    \
                                                          size_t nu, size_t ub, const uint8_t *tw) {        \
     xts_units(NR, 0, k, d, s, nu, ub, tw);                                                                 \
@@ -372,6 +423,11 @@ void aes_arm64_decrypt_cbc(const uint8_t *dk, int rounds, uint8_t *dst, const ui
 void aes_arm64_decrypt_sectors(const uint8_t *dk, int rounds, uint8_t *dst, const uint8_t *src,
                                size_t sectors, size_t sector_blocks, const uint8_t *ivs) {
   DISPATCH(aes_arm64_sectors_dec, dk, dst, src, sectors, sector_blocks, ivs)
+}
+
+void aes_arm64_encrypt_sectors(const uint8_t *rk, int rounds, uint8_t *dst, const uint8_t *src,
+                               size_t sectors, size_t sector_blocks, const uint8_t *ivs) {
+  DISPATCH(aes_arm64_sectors_enc, rk, dst, src, sectors, sector_blocks, ivs)
 }
 
 void aes_arm64_encrypt_xts(const uint8_t *rk, int rounds, uint8_t *dst, const uint8_t *src, size_t units,

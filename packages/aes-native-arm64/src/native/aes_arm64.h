@@ -29,6 +29,12 @@ void aes_arm64_decrypt_cbc(const uint8_t *dk, int rounds, uint8_t *dst, const ui
 void aes_arm64_decrypt_sectors(const uint8_t *dk, int rounds, uint8_t *dst, const uint8_t *src,
                                size_t sectors, size_t sector_blocks, const uint8_t *ivs);
 /*
+ * CBC encryption of `sectors` chains of `sector_blocks` blocks, chain s from IV `ivs + 16s`: eight sectors
+ * interleaved (block k of each in one batch), the last 1-7 one chain at a time.
+ */
+void aes_arm64_encrypt_sectors(const uint8_t *rk, int rounds, uint8_t *dst, const uint8_t *src,
+                               size_t sectors, size_t sector_blocks, const uint8_t *ivs);
+/*
  * XTS-AES (IEEE 1619 §5.3.1, §5.4.1) of whole blocks: `units` data units of `unit_blocks` blocks, unit u
  * starting from the encrypted tweak T = E_K2(i) at `tweaks + 16u`; block j of a unit uses T·α^j.
  * Encryption takes `rk`, decryption `dk`, as the other kernels do.
