@@ -119,6 +119,24 @@ class WasmKeyedKernel implements AesKeyedKernel {
     this.#wipe(s, src.length);
   }
 
+  /**
+   * Whole units (sectors, XTS data units) that fit a chunk, as many per call of `fn` as the chunk and the
+   * IVS area hold: their IVs or encrypted tweaks at IVS, their bytes at DATA. The exports that take fewer
+   * arguments ignore the last one.
+   */
+  #wholeUnits(s: Shared, dst: Uint8Array, src: Uint8Array, unit: number, ivs: Uint8Array, fn: RoundFunctions['xtsEnc']): void {
+    const mem = s.mem, n = src.length, count = n / unit;
+    const per = Math.min(Math.floor(CHUNK / unit), IVS_BYTES / 16);
+    for (let i = 0; i < count; i += per) {
+      const k = Math.min(per, count - i), len = k * unit, off = i * unit;
+      mem.set(16 * k === ivs.length ? ivs : ivs.subarray(16 * i, 16 * (i + k)), IVS);
+      mem.set(len === n ? src : src.subarray(off, off + len), DATA);
+      fn(DATA, len, unit, IVS);
+      dst.set(dataView(s, len), off);
+    }
+    mem.fill(0, IVS, IVS + Math.min(16 * count, IVS_BYTES));
+  }
+
   decryptSectors(dst: Uint8Array, src: Uint8Array, sectorSize: number, ivs: Uint8Array): void {
     const s = this.#activate();
     const mem = s.mem, n = src.length, count = n / sectorSize;
@@ -129,15 +147,7 @@ class WasmKeyedKernel implements AesKeyedKernel {
         this.#chunks(s, dst, src, i * sectorSize, (i + 1) * sectorSize, this.#f.cbcDec, IV);
       }
     } else {
-      const per = Math.min(Math.floor(CHUNK / sectorSize), IVS_BYTES / 16);
-      for (let i = 0; i < count; i += per) {
-        const k = Math.min(per, count - i), len = k * sectorSize, off = i * sectorSize;
-        mem.set(16 * k === ivs.length ? ivs : ivs.subarray(16 * i, 16 * (i + k)), IVS);
-        mem.set(len === n ? src : src.subarray(off, off + len), DATA);
-        this.#f.secDec(DATA, len, sectorSize);
-        dst.set(dataView(s, len), off);
-      }
-      mem.fill(0, IVS, IVS + Math.min(16 * count, IVS_BYTES));
+      this.#wholeUnits(s, dst, src, sectorSize, ivs, this.#f.secDec);
     }
     this.#wipe(s, n);
   }
@@ -149,14 +159,7 @@ class WasmKeyedKernel implements AesKeyedKernel {
     if (count <= per || per >= WIDTH) {
       // Whole sectors per chunk (all of them, or at least a full group of WIDTH): sec_enc interleaves
       // the chains WIDTH at a time.
-      for (let i = 0; i < count; i += per) {
-        const k = Math.min(per, count - i), len = k * sectorSize, off = i * sectorSize;
-        mem.set(16 * k === ivs.length ? ivs : ivs.subarray(16 * i, 16 * (i + k)), IVS);
-        mem.set(len === n ? src : src.subarray(off, off + len), DATA);
-        this.#f.secEnc(DATA, len, sectorSize);
-        dst.set(dataView(s, len), off);
-      }
-      mem.fill(0, IVS, IVS + Math.min(16 * count, IVS_BYTES));
+      this.#wholeUnits(s, dst, src, sectorSize, ivs, this.#f.secEnc);
     } else {
       // Sectors too large for WIDTH of them in a chunk (so the input is larger than a chunk): groups of
       // WIDTH sectors go through in pieces of PIECE bytes of each, laid out one after the other as whole
@@ -204,15 +207,7 @@ class WasmKeyedKernel implements AesKeyedKernel {
         }
       }
     } else {
-      const per = Math.min(Math.floor(CHUNK / unitSize), IVS_BYTES / 16);
-      for (let i = 0; i < count; i += per) {
-        const k = Math.min(per, count - i), len = k * unitSize, off = i * unitSize;
-        mem.set(16 * k === tweaks.length ? tweaks : tweaks.subarray(16 * i, 16 * (i + k)), IVS);
-        mem.set(len === n ? src : src.subarray(off, off + len), DATA);
-        fn(DATA, len, unitSize, IVS);
-        dst.set(dataView(s, len), off);
-      }
-      mem.fill(0, IVS, IVS + Math.min(16 * count, IVS_BYTES));
+      this.#wholeUnits(s, dst, src, unitSize, tweaks, fn);
     }
     this.#wipe(s, n);
   }
