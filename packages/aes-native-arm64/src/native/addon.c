@@ -183,63 +183,53 @@ static napi_value m_decrypt_cbc(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+/* The four kernels that take many units (sectors, XTS data units) with 16 bytes of IV or tweak each. */
+typedef void (*units_fn)(const uint8_t *keys, int rounds, uint8_t *dst, const uint8_t *src, size_t units,
+                         size_t unit_blocks, const uint8_t *ivs);
+
 /*
- * decryptSectors/encryptSectors(dst, src, sectorSize, ivs): the whole batch of sectors in this one native
- * call. sectorSize a positive multiple of 16 that divides src.length, and at least 16 bytes of ivs per
- * sector (a longer ivs is accepted, as for XTS's tweaks; only the first 16 x sectors bytes are read).
+ * decryptSectors/encryptSectors(dst, src, sectorSize, ivs) and encryptXTS/decryptXTS(dst, src, unitSize,
+ * tweaks): every unit in this one native call. The size a positive multiple of 16 that divides
+ * src.length, and at least 16 bytes of IV (or encrypted tweak) per unit: the mode may pass a reused buffer
+ * longer than that (only the first 16 x units bytes are read). `decrypt` picks the equivalent inverse
+ * cipher's keys.
  */
-static napi_value sectors_method(napi_env env, napi_callback_info info, int encrypt) {
+static napi_value units_method(napi_env env, napi_callback_info info, units_fn fn, int decrypt,
+                               const char *size_error, const char *units_error) {
   napi_value argv[4];
   uint8_t *dst, *src, *ivs;
   size_t n, ivs_len;
-  uint32_t sector_size;
-  keyed_t *s = enter(env, info, 4, argv);
-  if (s == NULL || !get_dst_src(env, argv, &dst, &src, &n)) return NULL;
-  if (napi_get_value_uint32(env, argv[2], &sector_size) != napi_ok) return throw_error(env, 0, PREFIX "sectorSize must be a number");
-  if (!get_bytes(env, argv[3], &ivs, &ivs_len)) return NULL;
-  const size_t sector_blocks = sector_size / 16;
-  if (sector_size == 0 || sector_size % 16 != 0 || n % sector_blocks != 0 || ivs_len / 16 < n / sector_blocks) {
-    return throw_error(env, 1, PREFIX "src must be whole sectors with one 16-byte IV each");
-  }
-  if (encrypt)
-    aes_arm64_encrypt_sectors(s->ek, s->rounds, dst, src, n / sector_blocks, sector_blocks, ivs);
-  else
-    aes_arm64_decrypt_sectors(s->dk, s->rounds, dst, src, n / sector_blocks, sector_blocks, ivs);
-  return NULL;
-}
-
-static napi_value m_decrypt_sectors(napi_env env, napi_callback_info info) { return sectors_method(env, info, 0); }
-
-static napi_value m_encrypt_sectors(napi_env env, napi_callback_info info) { return sectors_method(env, info, 1); }
-
-/*
- * encryptXTS/decryptXTS(dst, src, unitSize, tweaks): every data unit in this one native call. unitSize a
- * positive multiple of 16 that divides src.length, and at least 16 bytes of tweaks per unit: the mode may
- * pass a reused tweak buffer longer than that (only the first 16 x units bytes are read).
- */
-static napi_value xts_method(napi_env env, napi_callback_info info, int decrypt) {
-  napi_value argv[4];
-  uint8_t *dst, *src, *tweaks;
-  size_t n, tweaks_len;
   uint32_t unit_size;
   keyed_t *s = enter(env, info, 4, argv);
   if (s == NULL || !get_dst_src(env, argv, &dst, &src, &n)) return NULL;
-  if (napi_get_value_uint32(env, argv[2], &unit_size) != napi_ok) return throw_error(env, 0, PREFIX "unitSize must be a number");
-  if (!get_bytes(env, argv[3], &tweaks, &tweaks_len)) return NULL;
+  if (napi_get_value_uint32(env, argv[2], &unit_size) != napi_ok) return throw_error(env, 0, size_error);
+  if (!get_bytes(env, argv[3], &ivs, &ivs_len)) return NULL;
   const size_t unit_blocks = unit_size / 16;
-  if (unit_size == 0 || unit_size % 16 != 0 || n % unit_blocks != 0 || tweaks_len / 16 < n / unit_blocks) {
-    return throw_error(env, 1, PREFIX "src must be whole data units with one 16-byte tweak each");
+  if (unit_size == 0 || unit_size % 16 != 0 || n % unit_blocks != 0 || ivs_len / 16 < n / unit_blocks) {
+    return throw_error(env, 1, units_error);
   }
-  if (decrypt)
-    aes_arm64_decrypt_xts(s->dk, s->rounds, dst, src, n / unit_blocks, unit_blocks, tweaks);
-  else
-    aes_arm64_encrypt_xts(s->ek, s->rounds, dst, src, n / unit_blocks, unit_blocks, tweaks);
+  fn(decrypt ? s->dk : s->ek, s->rounds, dst, src, n / unit_blocks, unit_blocks, ivs);
   return NULL;
 }
 
-static napi_value m_encrypt_xts(napi_env env, napi_callback_info info) { return xts_method(env, info, 0); }
+#define SECTORS_ERRORS PREFIX "sectorSize must be a number", PREFIX "src must be whole sectors with one 16-byte IV each"
+#define XTS_ERRORS PREFIX "unitSize must be a number", PREFIX "src must be whole data units with one 16-byte tweak each"
 
-static napi_value m_decrypt_xts(napi_env env, napi_callback_info info) { return xts_method(env, info, 1); }
+static napi_value m_decrypt_sectors(napi_env env, napi_callback_info info) {
+  return units_method(env, info, aes_arm64_decrypt_sectors, 1, SECTORS_ERRORS);
+}
+
+static napi_value m_encrypt_sectors(napi_env env, napi_callback_info info) {
+  return units_method(env, info, aes_arm64_encrypt_sectors, 0, SECTORS_ERRORS);
+}
+
+static napi_value m_encrypt_xts(napi_env env, napi_callback_info info) {
+  return units_method(env, info, aes_arm64_encrypt_xts, 0, XTS_ERRORS);
+}
+
+static napi_value m_decrypt_xts(napi_env env, napi_callback_info info) {
+  return units_method(env, info, aes_arm64_decrypt_xts, 1, XTS_ERRORS);
+}
 
 /* dispose(): wipes the round keys now rather than at garbage collection. */
 static napi_value m_dispose(napi_env env, napi_callback_info info) {
