@@ -2,7 +2,8 @@
  * The input rules every @x mode enforces, in one place (Go's crypto/cipher style: fixed, prefixed
  * messages). Each check throws before anything is written, so invalid input never touches `dst`.
  * The prefix names the package the user called (`@x/cbc`, `@x/xts`, …). Nothing here allocates unless
- * it throws.
+ * it throws. Modes import them from `@x/aes-kernels/checks`, which pulls in no kernel (so a bundle of
+ * `@x/cbc/portable` carries no WebAssembly); `@x/aes-kernels` re-exports them.
  */
 
 /** TypeError unless `value` is a Uint8Array (a Node Buffer is one). */
@@ -16,6 +17,13 @@ export function checkKey(prefix: string, key: unknown): asserts key is Uint8Arra
   const n = key.length;
   if (n !== 16 && n !== 24 && n !== 32) {
     throw new RangeError(`${prefix}: key must be 16, 24 or 32 bytes, got ${n}`);
+  }
+}
+
+/** TypeError unless `options` is undefined or an object (the options argument of a mode's constructor). */
+export function checkOptions(prefix: string, options: unknown): asserts options is object | undefined {
+  if (options !== undefined && (options === null || typeof options !== 'object')) {
+    throw new TypeError(`${prefix}: options must be an object`);
   }
 }
 

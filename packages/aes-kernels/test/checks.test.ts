@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkBlocks, checkBytes, checkDataUnit, checkIv, checkKey, checkSectors } from '../src/index.js';
+import { checkBlocks, checkBytes, checkDataUnit, checkIv, checkKey, checkOptions, checkSectors } from '../src/index.js';
 
 const P = '@x/test';
 const fails = (fn: () => void, type: ErrorConstructor, message: string) => {
@@ -11,13 +11,31 @@ describe('checkBytes and checkKey', () => {
   it('accepts Uint8Arrays and Buffers, refuses the rest with a TypeError', () => {
     checkBytes(P, 'x', new Uint8Array(1));
     checkBytes(P, 'x', Buffer.alloc(1));
-    for (const bad of [null, undefined, 'ab', [1], new Uint16Array(2), new DataView(new ArrayBuffer(2)), new ArrayBuffer(2)]) {
+    for (const bad of [
+      null,
+      undefined,
+      'ab',
+      [1],
+      new Uint16Array(2),
+      new DataView(new ArrayBuffer(2)),
+      new ArrayBuffer(2),
+    ]) {
       fails(() => checkBytes(P, 'x', bad), TypeError, '@x/test: x must be a Uint8Array');
     }
   });
   it('takes AES key lengths only', () => {
     for (const n of [16, 24, 32]) checkKey(P, new Uint8Array(n));
-    for (const n of [0, 15, 17, 31, 33, 48, 64]) fails(() => checkKey(P, new Uint8Array(n)), RangeError, `@x/test: key must be 16, 24 or 32 bytes, got ${n}`);
+    for (const n of [0, 15, 17, 31, 33, 48, 64])
+      fails(() => checkKey(P, new Uint8Array(n)), RangeError, `@x/test: key must be 16, 24 or 32 bytes, got ${n}`);
+  });
+});
+
+describe('checkOptions', () => {
+  it('takes undefined or an object, refuses the rest with a TypeError', () => {
+    checkOptions(P, undefined);
+    checkOptions(P, {});
+    for (const bad of [null, 'portable', 7, true])
+      fails(() => checkOptions(P, bad), TypeError, '@x/test: options must be an object');
   });
 });
 
@@ -45,10 +63,26 @@ describe('checkBlocks and checkDataUnit: the overlap rule', () => {
     checkBlocks(P, new Uint8Array(32), new Uint8Array(32));
   });
   it('length rules', () => {
-    fails(() => checkBlocks(P, new Uint8Array(32), new Uint8Array(31)), RangeError, '@x/test: src is not a whole number of 16-byte blocks (31 bytes)');
-    fails(() => checkBlocks(P, new Uint8Array(16), new Uint8Array(32)), RangeError, '@x/test: dst is shorter than src (16 < 32 bytes)');
-    fails(() => checkDataUnit(P, new Uint8Array(32), new Uint8Array(15)), RangeError, '@x/test: src is shorter than one 16-byte block (15 bytes)');
-    fails(() => checkDataUnit(P, new Uint8Array(16), new Uint8Array(17)), RangeError, '@x/test: dst is shorter than src (16 < 17 bytes)');
+    fails(
+      () => checkBlocks(P, new Uint8Array(32), new Uint8Array(31)),
+      RangeError,
+      '@x/test: src is not a whole number of 16-byte blocks (31 bytes)',
+    );
+    fails(
+      () => checkBlocks(P, new Uint8Array(16), new Uint8Array(32)),
+      RangeError,
+      '@x/test: dst is shorter than src (16 < 32 bytes)',
+    );
+    fails(
+      () => checkDataUnit(P, new Uint8Array(32), new Uint8Array(15)),
+      RangeError,
+      '@x/test: src is shorter than one 16-byte block (15 bytes)',
+    );
+    fails(
+      () => checkDataUnit(P, new Uint8Array(16), new Uint8Array(17)),
+      RangeError,
+      '@x/test: dst is shorter than src (16 < 17 bytes)',
+    );
     checkDataUnit(P, new Uint8Array(17), new Uint8Array(17));
     fails(() => checkBlocks(P, 1, new Uint8Array(16)), TypeError, '@x/test: dst must be a Uint8Array');
     fails(() => checkDataUnit(P, new Uint8Array(16), 'x'), TypeError, '@x/test: src must be a Uint8Array');
@@ -61,21 +95,46 @@ describe('checkIv and checkSectors', () => {
     checkIv(P, new Uint8Array(16), buf, 96);
     checkIv(P, buf.subarray(64, 80), buf.subarray(0, 64), 64);
     fails(() => checkIv(P, buf.subarray(48, 64), buf, 64), RangeError, '@x/test: iv overlaps dst');
-    fails(() => checkIv(P, new Uint8Array(12), buf, 16, 'tweak'), RangeError, '@x/test: tweak must be 16 bytes, got 12');
+    fails(
+      () => checkIv(P, new Uint8Array(12), buf, 16, 'tweak'),
+      RangeError,
+      '@x/test: tweak must be 16 bytes, got 12',
+    );
     fails(() => checkIv(P, {}, buf, 16), TypeError, '@x/test: iv must be a Uint8Array');
   });
   it('sector rules', () => {
-    const src = new Uint8Array(1024), dst = new Uint8Array(1024);
+    const src = new Uint8Array(1024),
+      dst = new Uint8Array(1024);
     checkSectors(P, dst, src, 512, new Uint8Array(32));
     checkSectors(P, dst, new Uint8Array(0), 4096, new Uint8Array(0));
-    fails(() => checkSectors(P, dst, src, '512', new Uint8Array(32)), TypeError, '@x/test: sectorSize must be a number');
+    fails(
+      () => checkSectors(P, dst, src, '512', new Uint8Array(32)),
+      TypeError,
+      '@x/test: sectorSize must be a number',
+    );
     for (const bad of [0, -512, 8, 520, 1.5 * 16, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 60]) {
-      fails(() => checkSectors(P, dst, src, bad, new Uint8Array(32)), RangeError, `@x/test: sectorSize must be a positive multiple of 16, got ${bad}`);
+      fails(
+        () => checkSectors(P, dst, src, bad, new Uint8Array(32)),
+        RangeError,
+        `@x/test: sectorSize must be a positive multiple of 16, got ${bad}`,
+      );
     }
-    fails(() => checkSectors(P, dst, src, 768, new Uint8Array(16)), RangeError, '@x/test: src is not a whole number of 768-byte sectors (1024 bytes)');
-    fails(() => checkSectors(P, dst, src, 512, new Uint8Array(16), 'tweaks'), RangeError, '@x/test: tweaks must be 16 bytes per sector, 32 bytes, got 16');
+    fails(
+      () => checkSectors(P, dst, src, 768, new Uint8Array(16)),
+      RangeError,
+      '@x/test: src is not a whole number of 768-byte sectors (1024 bytes)',
+    );
+    fails(
+      () => checkSectors(P, dst, src, 512, new Uint8Array(16), 'tweaks'),
+      RangeError,
+      '@x/test: tweaks must be 16 bytes per sector, 32 bytes, got 16',
+    );
     fails(() => checkSectors(P, dst, src, 512, [0]), TypeError, '@x/test: ivs must be a Uint8Array');
-    fails(() => checkSectors(P, dst, src, 512, dst.subarray(1000, 1024).subarray(0, 32)), RangeError, '@x/test: ivs must be 16 bytes per sector, 32 bytes, got 24');
+    fails(
+      () => checkSectors(P, dst, src, 512, dst.subarray(1000, 1024).subarray(0, 32)),
+      RangeError,
+      '@x/test: ivs must be 16 bytes per sector, 32 bytes, got 24',
+    );
     fails(() => checkSectors(P, dst, src, 512, dst.subarray(992, 1024)), RangeError, '@x/test: ivs overlaps dst');
   });
 });

@@ -51,7 +51,10 @@ export function subByte(x: number): number {
 
 /** InvMixColumns (FIPS 197 §5.3.3) of the column at bytes o .. o+3 of v, in place. */
 function invMixColumn(v: Uint8Array, o: number): void {
-  const a0 = v[o], a1 = v[o + 1], a2 = v[o + 2], a3 = v[o + 3];
+  const a0 = v[o],
+    a1 = v[o + 1],
+    a2 = v[o + 2],
+    a3 = v[o + 3];
   v[o] = gmul(a0, 14) ^ gmul(a1, 11) ^ gmul(a2, 13) ^ gmul(a3, 9);
   v[o + 1] = gmul(a0, 9) ^ gmul(a1, 14) ^ gmul(a2, 11) ^ gmul(a3, 13);
   v[o + 2] = gmul(a0, 13) ^ gmul(a1, 9) ^ gmul(a2, 14) ^ gmul(a3, 11);
@@ -87,7 +90,10 @@ export function expandKey(key: Uint8Array): KeySchedule {
   let rcon = 1;
   for (let i = nk; i < words; i++) {
     const p = 4 * (i - 1);
-    let t0 = ek[p], t1 = ek[p + 1], t2 = ek[p + 2], t3 = ek[p + 3];
+    let t0 = ek[p],
+      t1 = ek[p + 1],
+      t2 = ek[p + 2],
+      t3 = ek[p + 3];
     if (i % nk === 0) {
       // SubWord(RotWord(temp)) xor Rcon[i/Nk]; i is public, so this branch is on public data only.
       const r0 = t0;
@@ -102,7 +108,8 @@ export function expandKey(key: Uint8Array): KeySchedule {
       t2 = subByte(t2);
       t3 = subByte(t3);
     }
-    const q = 4 * (i - nk), o = 4 * i;
+    const q = 4 * (i - nk),
+      o = 4 * i;
     ek[o] = ek[q] ^ t0;
     ek[o + 1] = ek[q + 1] ^ t1;
     ek[o + 2] = ek[q + 2] ^ t2;

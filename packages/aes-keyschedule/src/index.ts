@@ -1,2 +1,1 @@
 export { expandKey, type KeySchedule } from './expand.js';
-export type { AesKernel, AesKeyedKernel } from './kernel.js';

@@ -8,8 +8,9 @@
  * (the default for -shared), so one binary serves every Node version with Node-API 8.
  *
  *   node scripts/build-arm64.mjs                       the release binary
- *   node scripts/build-arm64.mjs --define BREAK_X --out build/Release/x.node
- *                                                      a deliberately broken one (scripts/breaks.mjs)
+ *   node scripts/build-arm64.mjs --src /tmp/copy --out build/Release/x.node
+ *                                                      from another copy of the package's sources (src/native/
+ *                                                      under --src): scripts/breaks.mjs builds patched copies
  *
  * CC_ARM64 overrides the compiler.
  */
@@ -23,18 +24,28 @@ import { parseArgs } from 'node:util';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const PREBUILD = path.join(root, 'prebuilds', 'linux-arm64', 'x-aes-native-arm64.napi.glibc.node');
 export const CC = process.env.CC_ARM64 || 'aarch64-linux-gnu-gcc';
-export const SOURCES = ['src/native/addon.c', 'src/native/aes_arm64.c'].map((f) => path.join(root, f));
+/** The C sources, relative to the package root (or to the copy a build is given). */
+export const SOURCES = ['src/native/addon.c', 'src/native/aes_arm64.c'];
 
 /** The compiler flags of every build; `-S` builds for llvm-mca (scripts/mca.mjs) use the same ones. */
-export const CFLAGS = ['-std=c11', '-O3', '-march=armv8-a+crypto', '-fPIC', '-fvisibility=hidden', '-Wall', '-Wextra', '-Werror'];
+export const CFLAGS = [
+  '-std=c11',
+  '-O3',
+  '-march=armv8-a+crypto',
+  '-fPIC',
+  '-fvisibility=hidden',
+  '-Wall',
+  '-Wextra',
+  '-Werror',
+];
 
 function headers() {
   const require = createRequire(import.meta.url);
   return path.join(path.dirname(require.resolve('node-api-headers/package.json')), 'include');
 }
 
-/** Compiles and links the addon; returns the output path. */
-export function buildArm64({ defines = [], out = PREBUILD } = {}) {
+/** Compiles and links the addon from the sources under `srcRoot` (this package by default); returns the output path. */
+export function buildArm64({ srcRoot = root, out = PREBUILD } = {}) {
   mkdirSync(path.dirname(out), { recursive: true });
   const args = [
     ...CFLAGS,
@@ -42,10 +53,9 @@ export function buildArm64({ defines = [], out = PREBUILD } = {}) {
     '-s',
     '-Wl,-z,relro,-z,now,-z,noexecstack',
     `-I${headers()}`,
-    ...defines.map((d) => `-D${d}`),
     '-o',
     out,
-    ...SOURCES,
+    ...SOURCES.map((f) => path.join(srcRoot, f)),
   ];
   execFileSync(CC, args, { stdio: 'inherit' });
   return out;
@@ -53,8 +63,11 @@ export function buildArm64({ defines = [], out = PREBUILD } = {}) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { values } = parseArgs({
-    options: { define: { type: 'string', multiple: true }, out: { type: 'string' } },
+    options: { src: { type: 'string' }, out: { type: 'string' } },
   });
-  const out = buildArm64({ defines: values.define ?? [], out: values.out ? path.resolve(values.out) : PREBUILD });
-  console.log(`built ${path.relative(process.cwd(), out)}${values.define ? ` with ${values.define.join(', ')}` : ''}`);
+  const out = buildArm64({
+    srcRoot: values.src ? path.resolve(values.src) : root,
+    out: values.out ? path.resolve(values.out) : PREBUILD,
+  });
+  console.log(`built ${path.relative(process.cwd(), out)}${values.src ? ` from ${values.src}` : ''}`);
 }

@@ -25,8 +25,8 @@ const ITERATIONS = 200;
 const outDir = path.join(root, '.cache', 'mca');
 
 const LOOPS = [
-  ['AES-128 CBC decrypt, 8 blocks', 'aes_arm64_cbc_dec_10', 128],
-  ['AES-256 CBC decrypt, 8 blocks', 'aes_arm64_cbc_dec_14', 128],
+  ['AES-128 CBC decrypt, 8 blocks', 'aes_arm64_sectors_dec_10', 128],
+  ['AES-256 CBC decrypt, 8 blocks', 'aes_arm64_sectors_dec_14', 128],
   ['AES-128 ECB encrypt, 8 blocks', 'aes_arm64_ecb_enc_10', 128],
   ['AES-256 ECB encrypt, 8 blocks', 'aes_arm64_ecb_enc_14', 128],
   ['AES-128 XTS encrypt, 8 blocks', 'aes_arm64_xts_enc_10', 128],
@@ -46,7 +46,7 @@ const LOOPS = [
  */
 function innerLoop(asm, fn) {
   const lines = asm.split('\n');
-  const start = lines.findIndex((l) => l === `${fn}:`);
+  const start = lines.indexOf(`${fn}:`);
   const end = lines.findIndex((l, i) => i > start && l.includes(`.size\t${fn},`));
   if (start < 0 || end < 0) throw new Error(`@x/aes-native-arm64: ${fn} not found in the assembly`);
   const body = lines.slice(start + 1, end);
@@ -54,7 +54,10 @@ function innerLoop(asm, fn) {
   body.forEach((line, i) => {
     const label = line.match(/^(\.L\w+):/)?.[1];
     if (!label) return;
-    const j = body.findIndex((l, k) => k > i && new RegExp(`^\\s+(b\\.\\w+|b\\w*|cbn?z|tbn?z)\\s(.*[\\s,])?${label.replace('.', '\\.')}$`).test(l));
+    const j = body.findIndex(
+      (l, k) =>
+        k > i && new RegExp(`^\\s+(b\\.\\w+|b\\w*|cbn?z|tbn?z)\\s(.*[\\s,])?${label.replace('.', '\\.')}$`).test(l),
+    );
     if (j >= 0) loops.push({ i, j });
   });
   let best;
@@ -65,7 +68,7 @@ function innerLoop(asm, fn) {
     if (!best || aes > best.aes) best = { aes, loop };
   }
   if (!best) throw new Error(`@x/aes-native-arm64: no loop in ${fn}`);
-  return best.loop.join('\n') + '\n';
+  return `${best.loop.join('\n')}\n`;
 }
 
 mkdirSync(outDir, { recursive: true });
@@ -78,16 +81,22 @@ for (const [title, fn, bytes] of LOOPS) {
   const file = path.join(outDir, `${fn}.s`);
   writeFileSync(file, innerLoop(asm, fn));
   const cells = CORES.map((core) => {
-    const report = execFileSync(MCA, ['-mtriple=aarch64', `-mcpu=${core}`, '-mattr=+aes', `-iterations=${ITERATIONS}`, file], {
-      encoding: 'utf8',
-    });
+    const report = execFileSync(
+      MCA,
+      ['-mtriple=aarch64', `-mcpu=${core}`, '-mattr=+aes', `-iterations=${ITERATIONS}`, file],
+      {
+        encoding: 'utf8',
+      },
+    );
     const cycles = Number(report.match(/Total Cycles:\s+(\d+)/)?.[1]);
     return (cycles / (ITERATIONS * bytes)).toFixed(3);
   });
   rows.push([title, ...cells]);
 }
 
-console.log(`llvm-mca (${execFileSync(MCA, ['--version'], { encoding: 'utf8' }).match(/LLVM version [\d.]+/)?.[0]}), ${CC} -S ${CFLAGS.join(' ')}`);
+console.log(
+  `llvm-mca (${execFileSync(MCA, ['--version'], { encoding: 'utf8' }).match(/LLVM version [\d.]+/)?.[0]}), ${CC} -S ${CFLAGS.join(' ')}`,
+);
 console.log(`\n| Inner loop (estimate, cycles/byte) | ${CORES.join(' | ')} |`);
 console.log(`|---|${CORES.map(() => '---:').join('|')}|`);
 for (const r of rows) console.log(`| ${r.join(' | ')} |`);

@@ -26,7 +26,12 @@ if (command === 'apply') {
   writeFileSync(saved, text);
   const pkg = JSON.parse(text);
   delete pkg.gypfile;
-  const published = { ...pkg, os: ['darwin', 'linux'], cpu: ['arm64'], scripts: { install: 'node-gyp-build', ...pkg.scripts } };
+  const published = {
+    ...pkg,
+    os: ['darwin', 'linux'],
+    cpu: ['arm64'],
+    scripts: { install: 'node-gyp-build', ...pkg.scripts },
+  };
   writeFileSync(manifest, `${JSON.stringify(published, null, 2)}\n`);
   console.log('package.json: added os, cpu and scripts.install for publishing');
 } else if (command === 'restore') {

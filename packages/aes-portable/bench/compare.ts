@@ -10,7 +10,7 @@
  */
 import { cbc, ecb } from '@noble/ciphers/aes.js';
 import { expandKey } from '@x/aes-keyschedule';
-import { portableKernel } from '../src/index.js';
+import { kernel } from '../src/index.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
 const MS = Number(process.env.BENCH_MS ?? 80);
@@ -26,7 +26,8 @@ function fill(n: number, seed: number): Uint8Array {
  * of the whole run and of its fastest sample.
  */
 function rate(f: () => void, bytes: number): { avg: number; best: number } {
-  let calls = 0, best = 0;
+  let calls = 0;
+  let best = 0;
   const t0 = performance.now();
   let t = t0;
   while (t - t0 < MS) {
@@ -46,21 +47,23 @@ const rows: string[] = [];
 for (const keyLen of [16, 32]) {
   for (const op of ['CBC decrypt', 'ECB encrypt', 'CBC encrypt'] as Op[]) {
     for (const size of [512, 4096]) {
-      const key = fill(keyLen, 1), iv = fill(16, 2), data = fill(size, 3);
+      const key = fill(keyLen, 1);
+      const iv = fill(16, 2);
+      const data = fill(size, 3);
       const out = new Uint8Array(size);
-      const k = portableKernel.load(expandKey(key));
+      const k = kernel.load(expandKey(key));
       const ours = {
-        'CBC decrypt': () => k.decryptCBC(out, data, iv),
-        'ECB encrypt': () => k.encryptECB(out, data),
-        'CBC encrypt': () => k.encryptCBC(out, data, iv),
+        'CBC decrypt': () => k.cbcDecryptSectors(out, data, data.length, iv),
+        'ECB encrypt': () => k.encryptBlocks(out, data),
+        'CBC encrypt': () => k.cbcEncrypt(out, data, iv),
       }[op];
       const oursKeyed = () => {
         const s = expandKey(key);
-        const kk = portableKernel.load(s);
+        const kk = kernel.load(s);
         s.wipe();
-        if (op === 'CBC decrypt') kk.decryptCBC(out, data, iv);
-        else if (op === 'ECB encrypt') kk.encryptECB(out, data);
-        else kk.encryptCBC(out, data, iv);
+        if (op === 'CBC decrypt') kk.cbcDecryptSectors(out, data, data.length, iv);
+        else if (op === 'ECB encrypt') kk.encryptBlocks(out, data);
+        else kk.cbcEncrypt(out, data, iv);
         kk.dispose();
       };
       const noble = {
@@ -69,7 +72,8 @@ for (const keyLen of [16, 32]) {
         'CBC encrypt': () => cbc(key, iv, { disablePadding: true }).encrypt(data),
       }[op];
       const r = { ours: [] as number[], keyed: [] as number[], noble: [] as number[] };
-      let ob = 0, nb = 0;
+      let ob = 0;
+      let nb = 0;
       // warm-up (lets TurboFan optimize the round functions), then interleaved rounds
       for (let i = 0; i < 3; i++) {
         rate(ours, size);
@@ -77,7 +81,8 @@ for (const keyLen of [16, 32]) {
         rate(noble, size);
       }
       for (let i = 0; i < ROUNDS; i++) {
-        const a = rate(ours, size), b = rate(noble, size);
+        const a = rate(ours, size);
+        const b = rate(noble, size);
         r.ours.push(a.avg);
         r.noble.push(b.avg);
         r.keyed.push(rate(oursKeyed, size).avg);
@@ -85,7 +90,9 @@ for (const keyLen of [16, 32]) {
         nb = Math.max(nb, b.best);
       }
       k.dispose();
-      const o = median(r.ours), kd = median(r.keyed), n = median(r.noble);
+      const o = median(r.ours);
+      const kd = median(r.keyed);
+      const n = median(r.noble);
       const f = (x: number) => x.toFixed(1);
       const row = `| AES-${8 * keyLen} | ${op} | ${size} B | ${f(o)} / ${f(ob)} | ${f(kd)} | ${f(n)} / ${f(nb)} | ${(o / n).toFixed(2)} / ${(ob / nb).toFixed(2)} |`;
       rows.push(row);
@@ -93,7 +100,9 @@ for (const keyLen of [16, 32]) {
     }
   }
 }
-console.log(`\nNode ${process.version}, ${ROUNDS} interleaved rounds of ~${MS} ms; MB/s as median of rounds / fastest sample of 4 calls\n`);
+console.log(
+  `\nNode ${process.version}, ${ROUNDS} interleaved rounds of ~${MS} ms; MB/s as median of rounds / fastest sample of 4 calls\n`,
+);
 console.log('| key | operation | size | portable | portable+key (median) | @noble/ciphers | ratio |');
 console.log('|---|---|---|---:|---:|---:|---:|');
 for (const r of rows) console.log(r);

@@ -1,10 +1,14 @@
 /**
  * Generates src/bitsliced.generated.ts: the bitsliced AES layers of @x/aes-portable.
- * Run with `npx tsx scripts/generate.ts` from packages/aes-portable; `npm run build` does not need it.
+ *
+ *   npm run generate            write src/bitsliced.generated.ts (`npm run build` runs it first)
+ *   CI=true npm run generate    write nothing; exit 1 when the committed file differs from what this
+ *                               generator makes now (so does `npx tsx scripts/generate.ts --check`)
  *
  * What it does, in order:
- * 1. parses the two S-box circuits of ./circuits.ts and checks them on all 256 inputs against an S-box
- *    computed here from its definition (FIPS 197 §5.1.1: inversion in GF(2^8), then the affine map);
+ * 1. parses the two S-box circuits of `@x/circuits` (tools/circuits) and checks them on all 256 inputs
+ *    against the S-box computed there from its definition (FIPS 197 §5.1.1: inversion in GF(2^8), then
+ *    the affine map);
  * 2. compiles each circuit to 32-bit word operations, moving every NOT (XNOR) out of the circuit: a
  *    complement travels through XORs, turns AND into OR or AND-NOT where it must, and what is left at the
  *    inputs (C_IN) and outputs (C_OUT) is a constant byte that the kernel folds into the round keys, so
@@ -13,84 +17,52 @@
  *    MixColumns with AddRoundKey, the final rounds), the 32×32 bit transposes that convert to and from
  *    it, and the fixsliced one-block rounds for serial CBC encryption.
  */
-import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { INV_SBOX_DEPTH16, SBOX_113 } from './circuits.js';
+import {
+  INV_SBOX,
+  INV_SBOX_DEPTH16,
+  SBOX,
+  SBOX_113,
+  evaluateProgram,
+  generatedHeader,
+  generatorInputs,
+  parseProgram,
+  writeOrCheck,
+  type ProgramGate,
+} from '@x/circuits';
 
-type Op = '^' | '#' | '&';
-interface Gate { out: string; op: Op; a: string; b: string }
-
-function parse(text: string): Gate[] {
-  const gates: Gate[] = [];
-  for (const line of text.split('\n')) {
-    const t = line.trim();
-    if (!t) continue;
-    const m = /^(\w+) = (\w+) ([\^#&]) (\w+)$/.exec(t);
-    if (!m) throw new Error(`bad gate: ${t}`);
-    gates.push({ out: m[1], op: m[3] as Op, a: m[2], b: m[4] });
-  }
-  return gates;
-}
-
-// ---- reference S-box (FIPS 197 §4.2, §5.1.1) ----
-function gmul(a: number, b: number): number {
-  let p = 0;
-  for (let i = 0; i < 8; i++) {
-    if (b & 1) p ^= a;
-    a = ((a << 1) ^ (a & 0x80 ? 0x1b : 0)) & 0xff;
-    b >>= 1;
-  }
-  return p;
-}
-const SBOX: number[] = [];
-const INV_SBOX: number[] = [];
-for (let x = 0; x < 256; x++) {
-  let inv = 0;
-  for (let y = 1; y < 256 && x; y++) if (gmul(x, y) === 1) inv = y;
-  let s = 0x63;
-  for (let i = 0; i < 8; i++) {
-    const bit = ((inv >> i) ^ (inv >> ((i + 4) % 8)) ^ (inv >> ((i + 5) % 8)) ^ (inv >> ((i + 6) % 8)) ^ (inv >> ((i + 7) % 8))) & 1;
-    s ^= bit << i;
-  }
-  SBOX[x] = s;
-  INV_SBOX[s] = x;
-}
-
-/** Evaluates a circuit on byte x; input Ui / output names[i] is bit 7-i. */
-function evalGates(gates: Gate[], x: number, outs: string[]): number {
-  const v = new Map<string, number>();
-  for (let i = 0; i < 8; i++) v.set(`U${i}`, (x >> (7 - i)) & 1);
-  const get = (n: string) => {
-    const r = v.get(n);
-    if (r === undefined) throw new Error(`undefined signal ${n}`);
-    return r;
-  };
-  for (const g of gates) {
-    const a = get(g.a), b = get(g.b);
-    v.set(g.out, g.op === '&' ? a & b : g.op === '^' ? a ^ b : 1 ^ a ^ b);
-  }
-  let y = 0;
-  for (let i = 0; i < 8; i++) y |= get(outs[i]) << (7 - i);
-  return y;
-}
+/** Where the generated code goes. @example `readFileSync(GENERATED, 'utf8') === generate()` */
+export const GENERATED = new URL('../src/bitsliced.generated.ts', import.meta.url);
 
 // ---- complement-free compilation ----
 type WOp = '^' | '&' | '|' | '&~';
-interface WGate { out: string; op: WOp; a: string; b: string }
-interface Compiled { gates: WGate[]; cIn: number; cOut: number; andNots: number; outs: string[] }
+interface WGate {
+  out: string;
+  op: WOp;
+  a: string;
+  b: string;
+}
+interface Compiled {
+  gates: WGate[];
+  cIn: number;
+  cOut: number;
+  andNots: number;
+  outs: string[];
+}
 
 /**
  * Compiles with the inputs complemented where cIn has a 1 bit. Each signal carries a "complemented" flag;
  * XOR/XNOR combine flags, AND of two complemented signals becomes OR (complemented), AND of one becomes
  * AND-NOT. The flags left on the outputs are cOut.
  */
-function compile(gates: Gate[], outs: string[], cIn: number): Compiled {
+function compile(gates: readonly ProgramGate[], outs: string[], cIn: number): Compiled {
   const flip = new Map<string, number>();
   for (let i = 0; i < 8; i++) flip.set(`U${i}`, (cIn >> (7 - i)) & 1);
   const out: WGate[] = [];
   let andNots = 0;
   for (const g of gates) {
-    const fa = flip.get(g.a)!, fb = flip.get(g.b)!;
+    const fa = flip.get(g.a)!,
+      fb = flip.get(g.b)!;
     if (g.op !== '&') {
       out.push({ out: g.out, op: '^', a: g.a, b: g.b });
       flip.set(g.out, fa ^ fb ^ (g.op === '#' ? 1 : 0));
@@ -113,7 +85,8 @@ function evalCompiled(c: Compiled, x: number): number {
   const v = new Map<string, number>();
   for (let i = 0; i < 8; i++) v.set(`U${i}`, (x >> (7 - i)) & 1);
   for (const g of c.gates) {
-    const a = v.get(g.a)!, b = v.get(g.b)!;
+    const a = v.get(g.a)!,
+      b = v.get(g.b)!;
     v.set(g.out, g.op === '^' ? a ^ b : g.op === '&' ? a & b : g.op === '|' ? a | b : a & (1 ^ b));
   }
   let y = 0;
@@ -121,10 +94,15 @@ function evalCompiled(c: Compiled, x: number): number {
   return y;
 }
 
-function best(gates: Gate[], outs: string[], table: number[], name: string): Compiled {
+/**
+ * Checks a circuit on all 256 inputs against `table`, then compiles it with the input complement that
+ * leaves the fewest AND-NOTs, and checks the compiled program on all 256 inputs again.
+ */
+function best(gates: readonly ProgramGate[], out: string, table: readonly number[], name: string): Compiled {
   for (let x = 0; x < 256; x++) {
-    if (evalGates(gates, x, outs) !== table[x]) throw new Error(`${name}: circuit wrong at ${x}`);
+    if (evaluateProgram(gates, out, x) !== table[x]) throw new Error(`${name}: circuit wrong at ${x}`);
   }
+  const outs = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => `${out}${i}`);
   let bestC: Compiled | undefined;
   for (let c = 0; c < 256; c++) {
     const k = compile(gates, outs, c);
@@ -137,8 +115,18 @@ function best(gates: Gate[], outs: string[], table: number[], name: string): Com
   return k;
 }
 
-const FWD = best(parse(SBOX_113), ['S0', 'S1', 'S2', 'S3', 'S4', 'S5', 'S6', 'S7'], SBOX, 'S-box');
-const INV = best(parse(INV_SBOX_DEPTH16), ['W0', 'W1', 'W2', 'W3', 'W4', 'W5', 'W6', 'W7'], INV_SBOX, 'inverse S-box');
+/** The two compiled S-boxes: forward (Boyar–Matthews–Peralta, 113 gates) and inverse (Boyar–Peralta depth 16). */
+interface Sboxes {
+  readonly fwd: Compiled;
+  readonly inv: Compiled;
+}
+
+function compiledSboxes(): Sboxes {
+  return {
+    fwd: best(parseProgram(SBOX_113), 'S', SBOX, 'S-box'),
+    inv: best(parseProgram(INV_SBOX_DEPTH16), 'W', INV_SBOX, 'inverse S-box'),
+  };
+}
 
 function gateCount(c: Compiled): string {
   const n = { '^': 0, '&': 0, '|': 0, '&~': 0 };
@@ -172,16 +160,27 @@ function emitSbox(c: Compiled, inputs: string[], outputs: string[], ind: string)
 function decl(names: string[], ind: string): string[] {
   const uniq = [...new Set(names)];
   const lines: string[] = [];
-  for (let i = 0; i < uniq.length; i += 12) lines.push(`${ind}let ${uniq.slice(i, i + 12).map((n) => `${n} = 0`).join(', ')};`);
+  for (let i = 0; i < uniq.length; i += 12)
+    lines.push(
+      `${ind}let ${uniq
+        .slice(i, i + 12)
+        .map((n) => `${n} = 0`)
+        .join(', ')};`,
+    );
   return lines;
 }
 
 /** xtime (FIPS 197 §4.2.1) on bitsliced bits: the expression of bit b of 2·v, given bit names v[0..7]. */
 function xt(v: string[], b: number): string {
   switch (b) {
-    case 0: return v[7];
-    case 1: case 3: case 4: return `(${v[b - 1]} ^ ${v[7]})`;
-    default: return v[b - 1];
+    case 0:
+      return v[7];
+    case 1:
+    case 3:
+    case 4:
+      return `(${v[b - 1]} ^ ${v[7]})`;
+    default:
+      return v[b - 1];
   }
 }
 
@@ -200,8 +199,8 @@ const BITS = [0, 1, 2, 3, 4, 5, 6, 7];
  * output byte p takes the S-box of input byte 5p mod 16 (ShiftRows, FIPS 197 §5.1.2: s'[r][c] =
  * s[r][(c + r) mod 4]) or 13p mod 16 (InvShiftRows, §5.3.1), so ShiftRows costs nothing.
  */
-function emitSubLayer(kind: 'enc' | 'dec', withKey: boolean): string {
-  const c = kind === 'enc' ? FWD : INV;
+function emitSubLayer(sboxes: Sboxes, kind: 'enc' | 'dec', withKey: boolean): string {
+  const c = kind === 'enc' ? sboxes.fwd : sboxes.inv;
   const names = ['i', `${P}U0`, `${P}U1`, `${P}U2`, `${P}U3`, `${P}U4`, `${P}U5`, `${P}U6`, `${P}U7`, ...signals(c)];
   const ind = '    ';
   const body: string[] = [];
@@ -209,16 +208,24 @@ function emitSubLayer(kind: 'enc' | 'dec', withKey: boolean): string {
     body.push(`${ind}i = (${kind === 'enc' ? 5 : 13} * (o + ${8 * u})) & 127;`);
     const outs = BITS.map((b) => `o${b}`);
     names.push(...outs);
-    body.push(...emitSbox(c, BITS.map((b) => `s[i + ${b}]`), outs, ind));
+    body.push(
+      ...emitSbox(
+        c,
+        BITS.map((b) => `s[i + ${b}]`),
+        outs,
+        ind,
+      ),
+    );
     for (let b = 0; b < 8; b++) {
       const at = `o + ${8 * u + b}`;
       body.push(`${ind}d[${at}] = o${b}${withKey ? ` ^ k[${at}]` : ''};`);
     }
   }
   const name = kind === 'enc' ? (withKey ? 'encLast' : 'subShift') : withKey ? 'decLast' : 'invSubShift';
-  const what = kind === 'enc'
-    ? `SubBytes (FIPS 197 §5.1.1) and ShiftRows (§5.1.2)${withKey ? ', then AddRoundKey (§5.1.4): the final round of the cipher' : ''}`
-    : `InvSubBytes (FIPS 197 §5.3.2) and InvShiftRows (§5.3.1)${withKey ? ', then AddRoundKey: the final round of the equivalent inverse cipher (§5.3.5)' : ''}`;
+  const what =
+    kind === 'enc'
+      ? `SubBytes (FIPS 197 §5.1.1) and ShiftRows (§5.1.2)${withKey ? ', then AddRoundKey (§5.1.4): the final round of the cipher' : ''}`
+      : `InvSubBytes (FIPS 197 §5.3.2) and InvShiftRows (§5.3.1)${withKey ? ', then AddRoundKey: the final round of the equivalent inverse cipher (§5.3.5)' : ''}`;
   return [
     `/** ${what}, on 32 bitsliced blocks: reads \`s\`, writes \`d\`${withKey ? ', round key `k[0 .. 127]`' : ''}. */`,
     `export function ${name}(s: Int32Array, d: Int32Array${withKey ? ', k: Int32Array' : ''}): void {`,
@@ -240,7 +247,10 @@ function emitMixLayer(kind: 'enc' | 'dec'): string {
   if (kind === 'dec') {
     body.push(`${ind}// InvMixColumns (FIPS 197 §5.3.3) = MixColumns after a0 ^= 4(a0 ^ a2), a2 ^= 4(a0 ^ a2),`);
     body.push(`${ind}// a1 ^= 4(a1 ^ a3), a3 ^= 4(a1 ^ a3): {0e,0b,0d,09} = {02,03,01,01}·{05,00,04,00} over GF(2^8).`);
-    for (const [x, y, tag] of [[0, 2, 'u'], [1, 3, 'v']] as const) {
+    for (const [x, y, tag] of [
+      [0, 2, 'u'],
+      [1, 3, 'v'],
+    ] as const) {
       const e = BITS.map((b) => `${tag}e${b}`);
       const f = BITS.map((b) => `${tag}f${b}`);
       const g = BITS.map((b) => `${tag}g${b}`);
@@ -282,7 +292,13 @@ function emitMixLayer(kind: 'enc' | 'dec'): string {
 /** The 32×32 bit transpose (5 rounds of swaps of bit j of the row and column index) on locals x0..x31. */
 function transpose(x: (i: number) => string, ind: string): string[] {
   const lines: string[] = [];
-  const masks: Record<number, string> = { 16: '0x0000ffff', 8: '0x00ff00ff', 4: '0x0f0f0f0f', 2: '0x33333333', 1: '0x55555555' };
+  const masks: Record<number, string> = {
+    16: '0x0000ffff',
+    8: '0x00ff00ff',
+    4: '0x0f0f0f0f',
+    2: '0x33333333',
+    1: '0x55555555',
+  };
   for (const j of [16, 8, 4, 2, 1]) {
     for (let i = 0; i < 32; i++) {
       if (i & j) continue;
@@ -307,7 +323,7 @@ function emitPack(): string {
     '/**',
     ' * Loads the 32 consecutive blocks at `src[o ..]` into the bitsliced state `s`, XORing round key 0',
     ' * (AddRoundKey, FIPS 197 §5.1.4). For each word w (bytes 4w .. 4w+3 of a block, assembled little-endian',
-    ' * by explicit shifts), the 32×32 bit matrix of the 32 blocks\' words w is transposed, so that state word',
+    " * by explicit shifts), the 32×32 bit matrix of the 32 blocks' words w is transposed, so that state word",
     ' * 32w + b holds bit b of word w of every block. The raw words also go to `raw[4 + 4j + w]`: they are',
     ' * the chaining values of CBC decryption. `o` is a byte offset with `o + 512 <= src.length`.',
     ' */',
@@ -330,7 +346,9 @@ function emitUnpack(withXor: boolean): string {
   for (let j = 0; j < 32; j++) {
     const at = (i: number) => `dst[p + ${16 * j + i}]`;
     if (withXor) lines.push(`${ind}${x(j)} ^= raw[w + ${4 * j}];`);
-    lines.push(`${ind}${at(0)} = ${x(j)}; ${at(1)} = ${x(j)} >>> 8; ${at(2)} = ${x(j)} >>> 16; ${at(3)} = ${x(j)} >>> 24;`);
+    lines.push(
+      `${ind}${at(0)} = ${x(j)}; ${at(1)} = ${x(j)} >>> 8; ${at(2)} = ${x(j)} >>> 16; ${at(3)} = ${x(j)} >>> 24;`,
+    );
   }
   const sig = withXor
     ? `export function unpackXor(s: Int32Array, raw: Int32Array, dst: Uint8Array, o: number): void {`
@@ -362,15 +380,22 @@ const ror = (v: string, n: number) => {
   return `((${v} >>> ${m}) | (${v} << ${32 - m}))`;
 };
 
-function emitNarrowRound(k: number | 'last'): string {
+function emitNarrowRound(fwd: Compiled, k: number | 'last'): string {
   const ind = '  ';
-  const names = [`${P}U0`, `${P}U1`, `${P}U2`, `${P}U3`, `${P}U4`, `${P}U5`, `${P}U6`, `${P}U7`, ...signals(FWD)];
+  const names = [`${P}U0`, `${P}U1`, `${P}U2`, `${P}U3`, `${P}U4`, `${P}U5`, `${P}U6`, `${P}U7`, ...signals(fwd)];
   const a = BITS.map((b) => `a${b}`);
   const h = BITS.map((b) => `h${b}`);
   const e = BITS.map((b) => `e${b}`);
   names.push(...a);
   const body: string[] = [];
-  body.push(...emitSbox(FWD, BITS.map((b) => `q[${b}]`), a, ind));
+  body.push(
+    ...emitSbox(
+      fwd,
+      BITS.map((b) => `q[${b}]`),
+      a,
+      ind,
+    ),
+  );
   if (k === 'last') {
     for (let b = 0; b < 8; b++) body.push(`${ind}q[${b}] = ${a[b]} ^ k[${b}];`);
   } else {
@@ -383,13 +408,16 @@ function emitNarrowRound(k: number | 'last'): string {
       body.push(`${ind}${e[b]} = ${a[b]} ^ ${h[b]};`);
     }
     for (let b = 0; b < 8; b++) {
-      body.push(`${ind}q[${b}] = ${xt(e, b)} ^ ${h[b]} ^ (${ror(e[b], 8 * k + 2)} & 0x33333333) ^ (${ror(e[b], 8 * k - 2)} & 0xcccccccc) ^ k[${b}];`);
+      body.push(
+        `${ind}q[${b}] = ${xt(e, b)} ^ ${h[b]} ^ (${ror(e[b], 8 * k + 2)} & 0x33333333) ^ (${ror(e[b], 8 * k - 2)} & 0xcccccccc) ^ k[${b}];`,
+      );
     }
   }
   const name = k === 'last' ? 'narrowLast' : `narrowRound${k}`;
-  const what = k === 'last'
-    ? 'The final round of the cipher (SubBytes, AddRoundKey; FIPS 197 §5.1), fixsliced (ShiftRows left out)'
-    : `A round of the cipher (SubBytes, MixColumns, AddRoundKey; FIPS 197 §5.1), fixsliced for round numbers ≡ ${k} mod 4 (ShiftRows left out)`;
+  const what =
+    k === 'last'
+      ? 'The final round of the cipher (SubBytes, AddRoundKey; FIPS 197 §5.1), fixsliced (ShiftRows left out)'
+      : `A round of the cipher (SubBytes, MixColumns, AddRoundKey; FIPS 197 §5.1), fixsliced for round numbers ≡ ${k} mod 4 (ShiftRows left out)`;
   return [
     `/** ${what}, on one bitsliced block \`q[0..7]\` in place; round key \`k[0 .. 7]\`. */`,
     `export function ${name}(q: Int32Array, k: Int32Array): void {`,
@@ -404,115 +432,105 @@ function emitNarrowShiftRows2(): string {
   const body: string[] = [];
   for (let b = 0; b < 8; b++) body.push(`  q[${b}] = (q[${b}] & 0x55555555) | (${ror(`q[${b}]`, 8)} & 0xaaaaaaaa);`);
   return [
-    '/** ShiftRows twice (FIPS 197 §5.1.2) on one bitsliced block `q[0..7]`, in place: the fixsliced rounds\' fix-up. */',
+    "/** ShiftRows twice (FIPS 197 §5.1.2) on one bitsliced block `q[0..7]`, in place: the fixsliced rounds' fix-up. */",
     'export function narrowShiftRows2(q: Int32Array): void {',
     ...body,
     '}',
   ].join('\n');
 }
 
-/** A test hook: the compiled S-box on 8 words, with its input/output constants applied explicitly. */
-function emitSboxHook(kind: 'enc' | 'dec'): string {
-  const c = kind === 'enc' ? FWD : INV;
-  const ind = '  ';
-  const names = [`${P}U0`, `${P}U1`, `${P}U2`, `${P}U3`, `${P}U4`, `${P}U5`, `${P}U6`, `${P}U7`, ...signals(c)];
-  const inputs = [0, 1, 2, 3, 4, 5, 6, 7].map((b) => `x[${b}] ^ -${(c.cIn >> b) & 1}`);
-  const outs = [0, 1, 2, 3, 4, 5, 6, 7].map((b) => `o${b}`);
-  names.push(...outs);
-  const body = emitSbox(c, inputs, outs, ind);
-  for (let b = 0; b < 8; b++) body.push(`${ind}x[${b}] = o${b} ^ -${(c.cOut >> b) & 1};`);
-  const fn = kind === 'enc' ? 'subBytesSliced' : 'invSubBytesSliced';
-  return [
-    `/**`,
-    ` * ${kind === 'enc' ? 'SubBytes (FIPS 197 §5.1.1)' : 'InvSubBytes (FIPS 197 §5.3.2)'} on 32 bytes held bitsliced in \`x[0..7]\` (word b = bit b), in place,`,
-    ` * with the constants the kernel folds into its round keys applied here explicitly. For tests.`,
-    ` *`,
-    ` * @example`,
-    ' * ```ts',
-    ` * const x = new Int32Array(8); // 32 zero bytes`,
-    ` * ${fn}(x); // x[b] is now -1 where bit b of ${kind === 'enc' ? 'S(0) = 0x63' : 'InvS(0) = 0x52'} is set`,
-    ' * ```',
-    ` */`,
-    `export function ${fn}(x: Int32Array): void {`,
-    ...decl(names, ind),
-    ...body,
-    '}',
-  ].join('\n');
-}
-
-/** SubBytes+ShiftRows (or the inverses) alone: reads `s`, writes `d` (no round key). */
 const hex = (n: number) => `0x${n.toString(16).padStart(2, '0')}`;
-const out = [
-  '// generated by scripts/generate.ts, do not edit.',
-  '// Regenerate with `npx tsx scripts/generate.ts` in packages/aes-portable.',
-  '',
-  '/**',
-  ` * The S-box constants the kernel folds into its round keys (see scripts/generate.ts): the byte entering`,
-  ` * the compiled S-box is x ^ C_IN and the byte leaving it S(x) ^ C_OUT, for every x.`,
-  ` * Forward S-box (Boyar–Matthews–Peralta, 113 gates): ${gateCount(FWD)}.`,
-  ` * Inverse S-box (Boyar–Peralta depth 16): ${gateCount(INV)}.`,
-  ` *`,
-  ` * @example`,
-  ' * ```ts',
-  ' * SBOX_C_OUT; // 0x63, the affine constant of FIPS 197 §5.1.1',
-  ' * ```',
-  ' */',
-  `export const SBOX_C_IN = ${hex(FWD.cIn)};`,
-  `/** See {@link SBOX_C_IN}. @example \`SBOX_C_OUT; // 0x63\` */`,
-  `export const SBOX_C_OUT = ${hex(FWD.cOut)};`,
-  `/** See {@link SBOX_C_IN}: the input complement of the compiled inverse S-box. @example \`INV_SBOX_C_IN; // 0x63\` */`,
-  `export const INV_SBOX_C_IN = ${hex(INV.cIn)};`,
-  `/** See {@link SBOX_C_IN}: the output complement of the compiled inverse S-box. @example \`INV_SBOX_C_OUT; // 0x00\` */`,
-  `export const INV_SBOX_C_OUT = ${hex(INV.cOut)};`,
-  '',
-  emitSubLayer('enc', false),
-  '',
-  emitMixLayer('enc'),
-  '',
-  emitSubLayer('enc', true),
-  '',
-  emitSubLayer('dec', false),
-  '',
-  emitMixLayer('dec'),
-  '',
-  emitSubLayer('dec', true),
-  '',
-  emitPack(),
-  '',
-  emitUnpack(false),
-  '',
-  emitUnpack(true),
-  '',
-  emitNarrowRound(0),
-  '',
-  emitNarrowRound(1),
-  '',
-  emitNarrowRound(2),
-  '',
-  emitNarrowRound(3),
-  '',
-  emitNarrowRound('last'),
-  '',
-  emitNarrowShiftRows2(),
-  '',
-  emitSboxHook('enc'),
-  '',
-  emitSboxHook('dec'),
-  '',
-].join('\n');
 
 /** Gives every exported function's TSDoc an `@example`: a call with its parameter names. */
 function withExamples(code: string): string {
-  return code.replace(/(\/\*\*(?:(?!\*\/)[\s\S])*?)\s*\*\/\nexport function (\w+)\(([^)]*)\)/g, (all, doc: string, name: string, params: string) => {
-    if (doc.includes('@example')) return all;
-    const args = params.split(',').map((x) => x.split(':')[0].trim()).join(', ');
-    const text = doc.startsWith('/** ') && !doc.includes('\n') ? `/**\n * ${doc.slice(4)}` : doc;
-    return `${text}\n *\n * @example\n * \`${name}(${args}); // inside the kernel, with its scratch buffers\`\n */\nexport function ${name}(${params})`;
-  });
+  return code.replace(
+    /(\/\*\*(?:(?!\*\/)[\s\S])*?)\s*\*\/\nexport function (\w+)\(([^)]*)\)/g,
+    (all, doc: string, name: string, params: string) => {
+      if (doc.includes('@example')) return all;
+      const args = params
+        .split(',')
+        .map((x) => x.split(':')[0].trim())
+        .join(', ');
+      const text = doc.startsWith('/** ') && !doc.includes('\n') ? `/**\n * ${doc.slice(4)}` : doc;
+      return `${text}\n *\n * @example\n * \`${name}(${args}); // inside the kernel, with its scratch buffers\`\n */\nexport function ${name}(${params})`;
+    },
+  );
 }
 
-const target = fileURLToPath(new URL('../src/bitsliced.generated.ts', import.meta.url));
-writeFileSync(target, withExamples(out));
-console.log(`wrote ${target}`);
-console.log(`forward S-box: ${gateCount(FWD)}, C_IN ${hex(FWD.cIn)}, C_OUT ${hex(FWD.cOut)}`);
-console.log(`inverse S-box: ${gateCount(INV)}, C_IN ${hex(INV.cIn)}, C_OUT ${hex(INV.cOut)}`);
+/**
+ * The content of src/bitsliced.generated.ts. Deterministic, and nothing is kept between calls.
+ *
+ * @example
+ * ```ts
+ * readFileSync(GENERATED, 'utf8') === generate(); // the committed file is up to date
+ * ```
+ */
+export function generate(): string {
+  const sboxes = compiledSboxes();
+  const { fwd, inv } = sboxes;
+  return withExamples(
+    [
+      generatedHeader('scripts/generate.ts', generatorInputs(new URL(import.meta.url))),
+      '// Regenerate with `npm run generate` in packages/aes-portable (`npm run build` runs it); under CI=true',
+      '// that command checks this file instead, and fails when it differs from what the generator makes now.',
+      '',
+      '/**',
+      ` * The S-box constants the kernel folds into its round keys (see scripts/generate.ts): the byte entering`,
+      ` * the compiled S-box is x ^ C_IN and the byte leaving it S(x) ^ C_OUT, for every x.`,
+      ` * Forward S-box (Boyar–Matthews–Peralta, 113 gates): ${gateCount(fwd)}.`,
+      ` * Inverse S-box (Boyar–Peralta depth 16): ${gateCount(inv)}.`,
+      ` *`,
+      ` * @example`,
+      ' * ```ts',
+      ' * SBOX_C_OUT; // 0x63, the affine constant of FIPS 197 §5.1.1',
+      ' * ```',
+      ' */',
+      `export const SBOX_C_IN = ${hex(fwd.cIn)};`,
+      `/** See {@link SBOX_C_IN}. @example \`SBOX_C_OUT; // 0x63\` */`,
+      `export const SBOX_C_OUT = ${hex(fwd.cOut)};`,
+      `/** See {@link SBOX_C_IN}: the input complement of the compiled inverse S-box. @example \`INV_SBOX_C_IN; // 0x63\` */`,
+      `export const INV_SBOX_C_IN = ${hex(inv.cIn)};`,
+      `/** See {@link SBOX_C_IN}: the output complement of the compiled inverse S-box. @example \`INV_SBOX_C_OUT; // 0x00\` */`,
+      `export const INV_SBOX_C_OUT = ${hex(inv.cOut)};`,
+      '',
+      emitSubLayer(sboxes, 'enc', false),
+      '',
+      emitMixLayer('enc'),
+      '',
+      emitSubLayer(sboxes, 'enc', true),
+      '',
+      emitSubLayer(sboxes, 'dec', false),
+      '',
+      emitMixLayer('dec'),
+      '',
+      emitSubLayer(sboxes, 'dec', true),
+      '',
+      emitPack(),
+      '',
+      emitUnpack(false),
+      '',
+      emitUnpack(true),
+      '',
+      emitNarrowRound(fwd, 0),
+      '',
+      emitNarrowRound(fwd, 1),
+      '',
+      emitNarrowRound(fwd, 2),
+      '',
+      emitNarrowRound(fwd, 3),
+      '',
+      emitNarrowRound(fwd, 'last'),
+      '',
+      emitNarrowShiftRows2(),
+      '',
+    ].join('\n'),
+  );
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  if (writeOrCheck(GENERATED, generate())) {
+    const { fwd, inv } = compiledSboxes();
+    console.log(`forward S-box: ${gateCount(fwd)}, C_IN ${hex(fwd.cIn)}, C_OUT ${hex(fwd.cOut)}`);
+    console.log(`inverse S-box: ${gateCount(inv)}, C_IN ${hex(inv.cIn)}, C_OUT ${hex(inv.cOut)}`);
+  }
+}

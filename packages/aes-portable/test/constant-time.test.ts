@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { expandKey } from '@x/aes-keyschedule';
-import { portableKernel, PortableKeyedKernel } from '../src/index.js';
+import { loadInternal, type PortableState } from '../src/keyed.js';
 
 const src = (f: string) =>
   readFileSync(new URL(`../src/${f}`, import.meta.url), 'utf8')
@@ -20,9 +20,42 @@ const FILES = ['bitsliced.generated.ts', 'narrow.ts', 'keyed.ts', 'index.ts'];
  * the call's mode; in the generated code also
  * the index variables i, p, q, v, which the third test shows are computed from loop counters only.
  */
-const PUBLIC = new Set(['o', 'so', 'ko', 'dOff', 'i', 'j', 'r', 'p', 'q', 'v', 'w', 'b', 'n', 'm', 'nr', 'rounds', 'len', 'spb', 'from', 'first', 'chunk', 'decrypt', 'partial', 'BATCH_BLOCKS', 'u', 'units', 'per', 'to', 's0', 'sectors', 'k']);
+const PUBLIC = new Set([
+  'o',
+  'so',
+  'ko',
+  'dOff',
+  'i',
+  'j',
+  'r',
+  'p',
+  'q',
+  'v',
+  'w',
+  'b',
+  'n',
+  'm',
+  'nr',
+  'rounds',
+  'len',
+  'spb',
+  'from',
+  'first',
+  'chunk',
+  'decrypt',
+  'partial',
+  'BATCH_BLOCKS',
+  'u',
+  'units',
+  'per',
+  'to',
+  's0',
+  'sectors',
+  'k',
+]);
 
-const identifiers = (expr: string) => (expr.match(/[A-Za-z_$][\w$]*/g) ?? []).filter((x) => !/^(this|let|const)$/.test(x));
+const identifiers = (expr: string) =>
+  (expr.match(/[A-Za-z_$][\w$]*/g) ?? []).filter((x) => !/^(this|let|const)$/.test(x));
 
 describe('constant-time discipline (static scan of src/)', () => {
   it('every array index is built from public values and constants only', () => {
@@ -102,25 +135,45 @@ function random(n: number, seed: number): Uint8Array {
 /** The access trace of one call of `method` with key/data from `seed`; lengths and layout are fixed. */
 function trace(method: string, keyLen: number, blocks: number, seed: number): string[] {
   const log: string[] = [];
-  const k = portableKernel.load(expandKey(random(keyLen, seed))) as PortableKeyedKernel;
-  const internals = k as unknown as Record<string, Arr | Arr[]>;
-  for (const name of ['sa', 'sb', 'raw', 'tail', 'q', 'zero']) internals[name] = traced(internals[name] as Arr, name, log);
-  for (const name of ['encKeys', 'decKeys', 'narrowKeys']) {
-    internals[name] = (internals[name] as Arr[]).map((v, r) => traced(v, `${name}${r}`, log));
+  const { keyed: k, state } = loadInternal(expandKey(random(keyLen, seed)));
+  const st = state as unknown as Record<string, Arr | Arr[]>;
+  for (const name of ['sa', 'sb', 'raw', 'tail', 'q', 'zero', 'xt', 'chain'] satisfies (keyof PortableState)[]) {
+    st[name] = traced(st[name] as Arr, name, log);
+  }
+  for (const name of ['encKeys', 'decKeys', 'narrowKeys'] satisfies (keyof PortableState)[]) {
+    st[name] = (st[name] as Arr[]).map((v, r) => traced(v, `${name}${r}`, log));
   }
   const buf = random(16 * blocks + 3, seed + 1);
   const src = traced(buf.subarray(3), 'src', log);
   const dst = traced(new Uint8Array(16 * blocks + 1).subarray(1), 'dst', log);
   const iv = traced(random(16 * blocks, seed + 2), 'iv', log);
-  const kk = k as unknown as Record<string, (...a: unknown[]) => void>;
-  if (method === 'decryptSectors') kk[method](dst, src, 48, iv);
-  else if (method.endsWith('CBC')) kk[method](dst, src, iv);
-  else kk[method](dst, src);
+  const calls: Record<string, () => void> = {
+    encryptBlocks: () => k.encryptBlocks(dst, src),
+    decryptBlocks: () => k.decryptBlocks(dst, src),
+    cbcEncrypt: () => k.cbcEncrypt(dst, src, iv),
+    'cbcDecryptSectors, one chain': () => k.cbcDecryptSectors(dst, src, src.length, iv),
+    cbcDecryptSectors: () => k.cbcDecryptSectors(dst, src, 48, iv),
+    cbcEncryptSectors: () => k.cbcEncryptSectors(dst, src, 48, iv),
+    xtsEncrypt: () => k.xtsEncrypt(dst, src, 48, iv),
+    xtsDecrypt: () => k.xtsDecrypt(dst, src, 48, iv),
+  };
+  calls[method]();
   return log;
 }
 
+const METHODS = [
+  'encryptBlocks',
+  'decryptBlocks',
+  'cbcEncrypt',
+  'cbcDecryptSectors, one chain',
+  'cbcDecryptSectors',
+  'cbcEncryptSectors',
+  'xtsEncrypt',
+  'xtsDecrypt',
+];
+
 describe('constant-time discipline (memory-access traces)', () => {
-  for (const method of ['encryptECB', 'decryptECB', 'encryptCBC', 'decryptCBC', 'decryptSectors']) {
+  for (const method of METHODS) {
     it(`${method}: the same trace for different keys and data`, () => {
       for (const keyLen of [16, 32]) {
         const a = trace(method, keyLen, 36, 1);

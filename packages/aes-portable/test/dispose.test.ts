@@ -1,45 +1,55 @@
+// What the portable kernel's memory holds, through its internal state (loadInternal: this package's tests
+// only): dispose() zeroes every copy of the round keys and all scratch, and no call leaves data behind.
 import { describe, expect, it } from 'vitest';
 import { expandKey } from '@x/aes-keyschedule';
-import { portableKernel, PortableKeyedKernel } from '../src/index.js';
+import { loadInternal } from '../src/keyed.js';
+
+const SCRATCH = ['sa', 'sb', 'raw', 'q', 'xt', 'tail', 'chain'] as const;
 
 describe('dispose', () => {
   it('wipes every copy of the round keys and the scratch state', () => {
     const schedule = expandKey(new Uint8Array(32).fill(0x5c));
-    const k = portableKernel.load(schedule) as PortableKeyedKernel;
+    const { keyed: k, state } = loadInternal(schedule);
     schedule.wipe(); // the kernel owns converted copies; the schedule may go
     const data = new Uint8Array(16 * 40).fill(1);
-    k.decryptCBC(data, data, new Uint8Array(16));
-    k.encryptECB(data, data);
-    const internals = k as unknown as Record<string, Int32Array | Uint8Array | Int32Array[]>;
-    const stores = [k.wideEnc, k.wideDec, k.narrowEnc];
+    k.cbcDecryptSectors(data, data, data.length, new Uint8Array(16));
+    k.encryptBlocks(data, data);
+    const stores = [state.wideEnc, state.wideDec, state.narrowEnc];
     for (const s of stores) expect(s.some((v) => v !== 0)).toBe(true);
     k.dispose();
     for (const s of stores) expect(s.every((v) => v === 0)).toBe(true);
     // the per-round views alias the same storage
-    for (const name of ['encKeys', 'decKeys', 'narrowKeys']) {
-      for (const v of internals[name] as Int32Array[]) expect(v.every((x) => x === 0)).toBe(true);
+    for (const views of [state.encKeys, state.decKeys, state.narrowKeys]) {
+      for (const v of views) expect(v.every((x) => x === 0)).toBe(true);
     }
-    for (const name of ['sa', 'sb', 'raw', 'tail', 'q']) {
-      expect((internals[name] as Int32Array).every((x) => x === 0)).toBe(true);
-    }
+    for (const name of SCRATCH) expect(state[name].every((x) => x === 0)).toBe(true);
     // and everything else the kernel allocated: it all lives in one buffer
-    expect(k.memory.every((x) => x === 0)).toBe(true);
-    expect(k.wideEnc.buffer).toBe(k.memory.buffer);
+    expect(state.memory.every((x) => x === 0)).toBe(true);
+    for (const name of [...SCRATCH, 'wideEnc', 'wideDec', 'narrowEnc'] as const)
+      expect(state[name].buffer).toBe(state.memory.buffer);
   });
 
-  it('leaves no data in its scratch buffers after a call', () => {
-    const k = portableKernel.load(expandKey(new Uint8Array(16).fill(1))) as PortableKeyedKernel;
-    const internals = k as unknown as Record<string, Int32Array | Uint8Array>;
+  it('leaves no data in its scratch buffers after a call of any method', () => {
+    const { keyed: k, state } = loadInternal(expandKey(new Uint8Array(16).fill(1)));
     const data = new Uint8Array(16 * 45).fill(0x3c);
-    const scratchIsZero = () => ['sa', 'sb', 'raw', 'tail', 'q'].every((n) => internals[n].every((x) => x === 0));
-    k.encryptECB(data, data);
-    expect(scratchIsZero()).toBe(true);
-    k.decryptECB(data, data);
-    expect(scratchIsZero()).toBe(true);
-    k.decryptSectors(data, data, 48, new Uint8Array(16 * 15));
-    expect(scratchIsZero()).toBe(true);
-    k.encryptCBC(data, data, new Uint8Array(16));
-    expect(scratchIsZero()).toBe(true);
+    const ivs = new Uint8Array(16 * 15).fill(0x11);
+    const calls: Record<string, () => void> = {
+      encryptBlocks: () => k.encryptBlocks(data, data),
+      decryptBlocks: () => k.decryptBlocks(data, data),
+      cbcEncrypt: () => k.cbcEncrypt(data, data, ivs.subarray(0, 16)),
+      cbcDecryptSectors: () => k.cbcDecryptSectors(data, data, 48, ivs),
+      cbcEncryptSectors: () => k.cbcEncryptSectors(data, data, 48, ivs),
+      xtsEncrypt: () => k.xtsEncrypt(data, data, 48, ivs),
+      xtsDecrypt: () => k.xtsDecrypt(data, data, 48, ivs),
+    };
+    for (const [name, call] of Object.entries(calls)) {
+      call();
+      for (const s of SCRATCH)
+        expect(
+          state[s].every((x) => x === 0),
+          `${name} left data in ${s}`,
+        ).toBe(true);
+    }
     k.dispose();
   });
 });

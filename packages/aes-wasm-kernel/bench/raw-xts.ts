@@ -36,5 +36,10 @@ for (const r of [10, 14]) {
       best[n] = Math.max(best[n] ?? 0, (8 * CHUNK) / ((performance.now() - t) * 1000));
     }
   }
-  console.log(`AES-${r === 10 ? 128 : 256}`, Object.entries(best).map(([n, v]) => `${n} ${v.toFixed(0)}`).join('  '));
+  console.log(
+    `AES-${r === 10 ? 128 : 256}`,
+    Object.entries(best)
+      .map(([n, v]) => `${n} ${v.toFixed(0)}`)
+      .join('  '),
+  );
 }

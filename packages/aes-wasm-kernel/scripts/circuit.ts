@@ -6,11 +6,12 @@
  * (folded into round keys 0..Nr-1).
  *
  * - Inverse S-box: Boyar and Peralta's depth-16 circuit (127 gates, 34 AND), read from its one
- *   definition, packages/aes-portable/scripts/circuits.ts (the portable kernel compiles the same text; a
- *   build-time import, nothing of it reaches the module but the gates). Its bit order is translated
- *   (U_i, W_i = bit 7 - i there, bit j here) and its NOTs removed (see {@link fromProgram}).
+ *   definition in the private workspace `@x/circuits` (tools/circuits; the portable kernel's generator
+ *   compiles the same text; a build-time import, nothing of it reaches the module but the gates). Its bit
+ *   order is translated (U_i, W_i = bit 7 - i there, bit j here) and its NOTs removed (see
+ *   {@link fromProgram}).
  * - S-box: derived here from a tower field as in tables.ts (with β and the GF(2^4) basis chosen by a small
- *   search), 134 gates. Boyar and Peralta's 113-gate S-box (same file) was measured slower in this kernel
+ *   search), 134 gates. Boyar and Peralta's 113-gate S-box (same workspace) was measured slower in this kernel
  *   (1–6 % on V8's x64 code, both builds): V8 reorders the gates itself and spills more of its deeper,
  *   narrower middle layer, so the smaller circuit does not pay here.
  *
@@ -21,8 +22,8 @@
  * byte → p, q) and behind (→ FIPS byte, through the affine map) are GF(2)-linear maps, each a network of
  * XORs.
  */
-import { INV_SBOX_DEPTH16 } from '../../aes-portable/scripts/circuits.js';
-import { affine, affineInv, inv, mul, pow } from './tables.js';
+import { INV_SBOX, INV_SBOX_DEPTH16, SBOX, affine, inv, mul, parseProgram, pow } from '@x/circuits';
+import { affineInv } from './tables.js';
 
 export type Gate = { op: 'xor' | 'and'; a: number; b: number };
 
@@ -62,22 +63,38 @@ class Builder implements Circuit {
    * bits). Pairs of inputs shared by several outputs are XORed once (a greedy common-subexpression pass).
    */
   linear(x: number[], cols: number[], outBits: number): number[] {
-    const rows: Set<number>[] = Array.from({ length: outBits }, (_, k) => new Set(x.filter((_, i) => (cols[i] >> k) & 1)));
+    const rows: Set<number>[] = Array.from(
+      { length: outBits },
+      (_, k) => new Set(x.filter((_, i) => (cols[i] >> k) & 1)),
+    );
     for (;;) {
       const count = new Map<string, number>();
       for (const r of rows) {
         const ws = [...r].sort((a, b) => a - b);
-        for (let i = 0; i < ws.length; i++) for (let j = i + 1; j < ws.length; j++) {
-          const key = `${ws[i]},${ws[j]}`;
-          count.set(key, (count.get(key) ?? 0) + 1);
+        for (let i = 0; i < ws.length; i++)
+          for (let j = i + 1; j < ws.length; j++) {
+            const key = `${ws[i]},${ws[j]}`;
+            count.set(key, (count.get(key) ?? 0) + 1);
+          }
+      }
+      let best: string | undefined,
+        n = 1;
+      for (const [key, c] of count) {
+        if (c > n) {
+          best = key;
+          n = c;
         }
       }
-      let best: string | undefined, n = 1;
-      for (const [key, c] of count) if (c > n) (best = key), (n = c);
       if (!best) break;
       const [a, b] = best.split(',').map(Number);
       const w = this.xor(a, b);
-      for (const r of rows) if (r.has(a) && r.has(b)) r.delete(a), r.delete(b), r.add(w);
+      for (const r of rows) {
+        if (r.has(a) && r.has(b)) {
+          r.delete(a);
+          r.delete(b);
+          r.add(w);
+        }
+      }
     }
     return rows.map((r) => this.sum([...r]));
   }
@@ -123,12 +140,14 @@ export function sboxCircuitFor(dir: 'enc' | 'dec', { beta, basis, karatsuba }: T
    * polynomial basis 1, g, g², g³ (g = the first basis element), which are linear forms of the nibbles.
    */
   const product = (a: number[], b: number[]): [number[], number[]] => {
-    const terms: number[] = [], cols: number[] = [];
+    const terms: number[] = [],
+      cols: number[] = [];
     if (!karatsuba) {
-      for (let i = 0; i < 4; i++) for (let j = 0; j < 4; j++) {
-        terms.push(c.and(a[i], b[j]));
-        cols.push(unnib(mul(basis[i], basis[j])));
-      }
+      for (let i = 0; i < 4; i++)
+        for (let j = 0; j < 4; j++) {
+          terms.push(c.and(a[i], b[j]));
+          cols.push(unnib(mul(basis[i], basis[j])));
+        }
       return [terms, cols];
     }
     // The 9 Karatsuba forms on polynomial coordinates (bit m = coordinate of g^m), and for each term the
@@ -136,11 +155,12 @@ export function sboxCircuitFor(dir: 'enc' | 'dec', { beta, basis, karatsuba }: T
     const forms = [0b0001, 0b0010, 0b0011, 0b0100, 0b1000, 0b1100, 0b0101, 0b1010, 0b1111];
     const l = [[0], [0, 1, 2], [1]]; // coefficient j of a 2×2 Karatsuba product: which of its 3 terms
     const coeff = new Array<number>(9).fill(0); // bit mask over x^0..x^6
-    for (let j = 0; j < 3; j++) for (const t of l[j]) {
-      coeff[t] ^= 1 << j; // low
-      coeff[3 + t] ^= (1 << (j + 4)) ^ (1 << (j + 2)); // high: h·x⁴ and h·x² (from m + l + h)
-      coeff[6 + t] ^= 1 << (j + 2); // middle
-    }
+    for (let j = 0; j < 3; j++)
+      for (const t of l[j]) {
+        coeff[t] ^= 1 << j; // low
+        coeff[3 + t] ^= (1 << (j + 4)) ^ (1 << (j + 2)); // high: h·x⁴ and h·x² (from m + l + h)
+        coeff[6 + t] ^= 1 << (j + 2); // middle
+      }
     for (let j = 0; j < 3; j++) for (const t of l[j]) coeff[t] ^= 1 << (j + 2); // l·x² (from m + l + h)
     // Linear forms on the nibble bits: coordinate m of basis element e_i in the polynomial basis.
     const polyCoord = (e: number) => {
@@ -149,8 +169,16 @@ export function sboxCircuitFor(dir: 'enc' | 'dec', { beta, basis, karatsuba }: T
     };
     const P = basis.map(polyCoord); // P[i] = polynomial coordinates of e_i
     const formCols = (f: number) => P.map((pc) => popParity(pc & f));
-    const fa = c.linear(a, a.map((_, i) => forms.reduce((acc, f, k) => acc | (formCols(f)[i] << k), 0)), 9);
-    const fb = c.linear(b, b.map((_, i) => forms.reduce((acc, f, k) => acc | (formCols(f)[i] << k), 0)), 9);
+    const fa = c.linear(
+      a,
+      a.map((_, i) => forms.reduce((acc, f, k) => acc | (formCols(f)[i] << k), 0)),
+      9,
+    );
+    const fb = c.linear(
+      b,
+      b.map((_, i) => forms.reduce((acc, f, k) => acc | (formCols(f)[i] << k), 0)),
+      9,
+    );
     for (let k = 0; k < 9; k++) {
       terms.push(c.and(fa[k], fb[k]));
       let v = 0;
@@ -163,17 +191,23 @@ export function sboxCircuitFor(dir: 'enc' | 'dec', { beta, basis, karatsuba }: T
   const x = [0, 1, 2, 3, 4, 5, 6, 7];
   const into = dir === 'enc' ? (y: number) => tower[y] : (y: number) => tower[affineInv(y)];
   const w = c.linear(x, cols8(into), 8); // tower form: q = bits 0..3, p = bits 4..7
-  const q = w.slice(0, 4), p = w.slice(4, 8);
+  const q = w.slice(0, 4),
+    p = w.slice(4, 8);
   // N = p² + pq + νq², one linear map over the product terms and p, q.
   const [pq, pqCols] = product(p, q);
-  const n = c.linear([...pq, ...p, ...q], [...pqCols, ...cols4((e) => mul(e, e)), ...cols4((e) => mul(nu, mul(e, e)))], 4);
+  const n = c.linear(
+    [...pq, ...p, ...q],
+    [...pqCols, ...cols4((e) => mul(e, e)), ...cols4((e) => mul(nu, mul(e, e)))],
+    4,
+  );
   // 1/N in GF(2^4) from its algebraic normal form.
   const f = (v: number) => (v === 0 ? 0 : unnib(inv(nib(v))));
   const mono = new Map<number, number>();
   const wire = (m: number): number => {
     let r = mono.get(m);
     if (r === undefined) {
-      const low = m & -m, rest = m ^ low;
+      const low = m & -m,
+        rest = m ^ low;
       r = rest === 0 ? n[Math.log2(low)] : c.and(wire(rest), n[Math.log2(low)]);
       mono.set(m, r);
     }
@@ -189,7 +223,11 @@ export function sboxCircuitFor(dir: 'enc' | 'dec', { beta, basis, karatsuba }: T
   const [pd, pdCols] = product(p, d);
   const [qd, qdCols] = product(q, d);
   const out = dir === 'enc' ? affine : (y: number) => y;
-  c.outputs = c.linear([...pd, ...qd], [...pdCols.map((v) => out(nib(v))), ...qdCols.map((v) => out(mul(nib(v), 1 ^ beta)))], 8);
+  c.outputs = c.linear(
+    [...pd, ...qd],
+    [...pdCols.map((v) => out(nib(v))), ...qdCols.map((v) => out(mul(nib(v), 1 ^ beta)))],
+    8,
+  );
   return c;
 }
 
@@ -204,55 +242,59 @@ export function towers(): Tower[] {
     if (pow(g, 4) === g) continue; // in GF(4): no basis of GF(16) from it
     bases.push([1, g, pow(g, 2), pow(g, 3)], [g, pow(g, 2), pow(g, 4), pow(g, 8)]);
   }
-  const independent = (b: number[]) => new Set(Array.from({ length: 16 }, (_, n) => b.reduce((a, e, i) => ((n >> i) & 1 ? a ^ e : a), 0))).size === 16;
+  const independent = (b: number[]) =>
+    new Set(Array.from({ length: 16 }, (_, n) => b.reduce((a, e, i) => ((n >> i) & 1 ? a ^ e : a), 0))).size === 16;
   return [false, true].flatMap((karatsuba) =>
     betas.flatMap((beta) => bases.filter(independent).map((basis) => ({ beta, basis, karatsuba }))),
   );
 }
-
-const best = new Map<'enc' | 'dec', Tower>();
 
 /**
  * The tower representation for one direction: the first, in the order of {@link towers}, with the fewest
  * gates (a search of 640 candidates, a second at build time).
  */
 export function bestTower(dir: 'enc' | 'dec'): Tower {
-  if (!best.has(dir)) {
-    let n = Infinity;
-    for (const t of towers()) {
-      const g = sboxCircuitFor(dir, t).gates.length;
-      if (g < n) (n = g), best.set(dir, t);
+  let best: Tower | undefined,
+    n = Infinity;
+  for (const t of towers()) {
+    const g = sboxCircuitFor(dir, t).gates.length;
+    if (g < n) {
+      n = g;
+      best = t;
     }
   }
-  return best.get(dir) as Tower;
+  if (!best) throw new Error('no tower representation');
+  return best;
 }
 
 /**
- * Reads a straight-line program of circuits.ts (`out = a ^ b`, `a # b` XNOR, `a & b` AND; inputs U0..U7,
+ * Reads a straight-line program of `@x/circuits` (`out = a ^ b`, `a # b` XNOR, `a & b` AND; inputs U0..U7,
  * outputs `${out}0`..`${out}7`, U0 and out0 the most significant bit) as a circuit on this kernel's wires,
  * its input complemented by `cIn`, without NOTs: a complement travels through XORs as a flag and must never
  * reach an AND (it does not in the programs used: checked). Returns the circuit and the complement left on
  * its outputs.
  */
 export function fromProgram(text: string, out: string, cIn: number): { circuit: Circuit; cOut: number } {
-  const wire = new Map<string, number>(), flip = new Map<string, number>();
-  for (let i = 0; i < 8; i++) wire.set(`U${i}`, 7 - i), flip.set(`U${i}`, (cIn >> (7 - i)) & 1);
+  const wire = new Map<string, number>(),
+    flip = new Map<string, number>();
+  for (let i = 0; i < 8; i++) {
+    wire.set(`U${i}`, 7 - i);
+    flip.set(`U${i}`, (cIn >> (7 - i)) & 1);
+  }
   const signal = (name: string): [number, number] => {
-    const w = wire.get(name), f = flip.get(name);
+    const w = wire.get(name),
+      f = flip.get(name);
     if (w === undefined || f === undefined) throw new Error(`undefined signal ${name}`);
     return [w, f];
   };
   const gates: Gate[] = [];
-  for (const line of text.split('\n')) {
-    const t = line.trim();
-    if (!t) continue;
-    const m = /^(\w+) = (\w+) ([\^#&]) (\w+)$/.exec(t);
-    if (!m || wire.has(m[1])) throw new Error(`bad gate: ${t}`);
-    const [a, fa] = signal(m[2]), [b, fb] = signal(m[4]);
-    if (m[3] === '&' && (fa || fb)) throw new Error(`complemented AND input: ${t}`);
-    flip.set(m[1], m[3] === '&' ? 0 : fa ^ fb ^ (m[3] === '#' ? 1 : 0));
-    wire.set(m[1], 8 + gates.length);
-    gates.push({ op: m[3] === '&' ? 'and' : 'xor', a, b });
+  for (const g of parseProgram(text)) {
+    const [a, fa] = signal(g.a),
+      [b, fb] = signal(g.b);
+    if (g.op === '&' && (fa || fb)) throw new Error(`complemented AND input: ${g.out} = ${g.a} & ${g.b}`);
+    flip.set(g.out, g.op === '&' ? 0 : fa ^ fb ^ (g.op === '#' ? 1 : 0));
+    wire.set(g.out, 8 + gates.length);
+    gates.push({ op: g.op === '&' ? 'and' : 'xor', a, b });
   }
   const outputs: number[] = [];
   let cOut = 0;
@@ -267,9 +309,13 @@ export function fromProgram(text: string, out: string, cIn: number): { circuit: 
 /** Largest number of wires live at once while a circuit is evaluated in gate order (outputs live to the end). */
 export function maxLive(c: Circuit): number {
   const last = new Array<number>(8 + c.gates.length).fill(-1);
-  c.gates.forEach((g, n) => ((last[g.a] = n), (last[g.b] = n)));
+  for (const [n, g] of c.gates.entries()) {
+    last[g.a] = n;
+    last[g.b] = n;
+  }
   for (const o of c.outputs) last[o] = Infinity;
-  let live = 8, peak = 8;
+  let live = 8,
+    peak = 8;
   c.gates.forEach((g, n) => {
     peak = Math.max(peak, ++live);
     for (const w of new Set([g.a, g.b])) if (last[w] === n) live--;
@@ -295,12 +341,19 @@ export function schedule(c: Circuit): Circuit {
   const gates: Gate[] = [];
   const ready = (w: number) => w < 8 || done[w - 8];
   for (let step = 0; step < n; step++) {
-    let pick = -1, frees = -1, recent = -Infinity;
+    let pick = -1,
+      frees = -1,
+      recent = -Infinity;
     c.gates.forEach((g, i) => {
       if (done[i] || !ready(g.a) || !ready(g.b)) return;
       const ops = [...new Set([g.a, g.b])];
-      const f = ops.filter((w) => uses[w] === 1).length, r = Math.max(...ops.map((w) => when[w]));
-      if (f > frees || (f === frees && r > recent)) (pick = i), (frees = f), (recent = r);
+      const f = ops.filter((w) => uses[w] === 1).length,
+        r = Math.max(...ops.map((w) => when[w]));
+      if (f > frees || (f === frees && r > recent)) {
+        pick = i;
+        frees = f;
+        recent = r;
+      }
     });
     const g = c.gates[pick];
     done[pick] = true;
@@ -312,26 +365,29 @@ export function schedule(c: Circuit): Circuit {
   return { gates, outputs: c.outputs.map((o) => rename[o]) };
 }
 
-const circuits = new Map<'enc' | 'dec', Circuit>();
+/** The two circuits of the kernel (see {@link kernelCircuits}). @example `kernelCircuits().enc.outputs.length; // 8` */
+export interface KernelCircuits {
+  readonly enc: Circuit;
+  readonly dec: Circuit;
+}
 
 /**
  * The circuits of the kernel: `enc` x ↦ S(x) ^ 0x63 (the tower circuit), `dec` x ↦ InvS(x ^ 0x63)
- * (Boyar–Peralta depth 16, scheduled by {@link schedule}).
+ * (Boyar–Peralta depth 16, scheduled by {@link schedule}). Computed afresh on each call (the tower search
+ * takes about a second): the build computes them once and passes them on.
+ *
+ * @example
+ * ```ts
+ * const circuits = kernelCircuits();
+ * checkCircuits(circuits);
+ * circuits.dec.gates.length; // 127
+ * ```
  */
-export function sboxCircuit(dir: 'enc' | 'dec'): Circuit {
-  let c = circuits.get(dir);
-  if (!c) {
-    if (dir === 'enc') {
-      c = sboxCircuitFor('enc', bestTower('enc'));
-    } else {
-      // The kernel's convention: InvS(x ^ 0x63) with no constant out, i.e. 0x63 complemented at the input.
-      const { circuit, cOut } = fromProgram(INV_SBOX_DEPTH16, 'W', 0x63);
-      if (cOut !== 0) throw new Error(`inverse S-box circuit leaves ${cOut} on its outputs`);
-      c = schedule(circuit);
-    }
-    circuits.set(dir, c);
-  }
-  return c;
+export function kernelCircuits(): KernelCircuits {
+  // The kernel's convention: InvS(x ^ 0x63) with no constant out, i.e. 0x63 complemented at the input.
+  const { circuit, cOut } = fromProgram(INV_SBOX_DEPTH16, 'W', 0x63);
+  if (cOut !== 0) throw new Error(`inverse S-box circuit leaves ${cOut} on its outputs`);
+  return { enc: sboxCircuitFor('enc', bestTower('enc')), dec: schedule(circuit) };
 }
 
 /** Evaluates a circuit on one byte (a bit per wire). */
@@ -341,11 +397,13 @@ export function evaluate(c: Circuit, x: number): number {
   return c.outputs.reduce((acc, w, b) => acc | (v[w] << b), 0);
 }
 
-/** Checks both circuits exhaustively against the field definition of the S-box; throws on a mismatch. */
-export function checkCircuits(): void {
-  const enc = sboxCircuit('enc'), dec = sboxCircuit('dec');
+/**
+ * Checks both circuits exhaustively against the S-box of FIPS 197 §5.1.1 / §5.3.2 (`@x/circuits`, computed
+ * from the definition): `enc` must compute S(x) ^ 0x63 and `dec` InvS(x ^ 0x63). Throws on a mismatch.
+ */
+export function checkCircuits({ enc, dec }: KernelCircuits): void {
   for (let x = 0; x < 256; x++) {
-    if (evaluate(enc, x) !== affine(inv(x))) throw new Error(`S-box circuit wrong at ${x}`);
-    if (evaluate(dec, x) !== inv(affineInv(x))) throw new Error(`inverse S-box circuit wrong at ${x}`);
+    if (evaluate(enc, x) !== (SBOX[x] ^ 0x63)) throw new Error(`S-box circuit wrong at ${x}`);
+    if (evaluate(dec, x) !== INV_SBOX[x ^ 0x63]) throw new Error(`inverse S-box circuit wrong at ${x}`);
   }
 }

@@ -19,34 +19,7 @@
  * change back) is folded into two output tables: L(x^-1) = U[io] ^ V[jo].
  */
 
-/** Multiplication in GF(2^8) modulo x^8 + x^4 + x^3 + x + 1 (FIPS 197 §4.2). Generator-time only. */
-export function mul(a: number, b: number): number {
-  let p = 0;
-  for (let i = 0; i < 8; i++) {
-    if (b & 1) p ^= a;
-    a = ((a << 1) ^ (a & 0x80 ? 0x1b : 0)) & 0xff;
-    b >>= 1;
-  }
-  return p;
-}
-
-/** a^e in GF(2^8). */
-export function pow(a: number, e: number): number {
-  let r = 1;
-  for (let i = 0; i < e; i++) r = mul(r, a);
-  return r;
-}
-
-/** Multiplicative inverse in GF(2^8), with 0 ↦ 0 (FIPS 197 §5.1.1). */
-export const inv = (a: number): number => (a === 0 ? 0 : pow(a, 254));
-
-const rotl8 = (x: number, n: number): number => ((x << n) | (x >> (8 - n))) & 0xff;
-
-/** The linear part of the S-box's affine transformation (FIPS 197 §5.1.1, equation 5.2). */
-export const affine = (y: number): number => y ^ rotl8(y, 1) ^ rotl8(y, 2) ^ rotl8(y, 3) ^ rotl8(y, 4);
-
-/** The S-box (FIPS 197 §5.1.1). */
-export const sbox = (x: number): number => affine(inv(x)) ^ 0x63;
+import { SBOX, affine, inv, mul, pow } from '@x/circuits';
 
 /** A byte map as a 256-entry table. */
 type ByteMap = (x: number) => number;
@@ -112,10 +85,14 @@ export const swz = (t: readonly number[], i: number): number => (i < 16 ? t[i] :
 
 /** The front end on one tower-form byte: the two nibbles that index the output tables. */
 export function frontEnd(w: number): [io: number, jo: number] {
-  const k = w & 15, i = w >> 4, j = i ^ k;
+  const k = w & 15,
+    i = w >> 4,
+    j = i ^ k;
   const ak = swz(TA, k);
-  const t1 = swz(TINV, i) ^ ak, t2 = swz(TINV, j) ^ ak;
-  const io = swz(TINV, t1) ^ j, jo = swz(TINV, t2) ^ i;
+  const t1 = swz(TINV, i) ^ ak,
+    t2 = swz(TINV, j) ^ ak;
+  const io = swz(TINV, t1) ^ j,
+    jo = swz(TINV, t2) ^ i;
   // Every swizzle index is a nibble or "infinity + nibble": where i8x16.relaxed_swizzle is exact too.
   for (const x of [k, i, j, t1, t2, io, jo]) if (!(x < 16 || (x >= 0x80 && x < 0x90))) throw new Error('index range');
   return [io, jo];
@@ -147,22 +124,38 @@ export function allTables(): Map<string, number[]> {
   t.set('tinv', TINV);
   t.set('ta', TA);
   const put = (name: string, pair: [number[], number[]]) => {
-    t.set(name + 'u', pair[0]);
-    t.set(name + 'v', pair[1]);
+    t.set(`${name}u`, pair[0]);
+    t.set(`${name}v`, pair[1]);
   };
   // Encryption (FIPS 197 §5.1): state in tower form; the S-box output times 1 and 2 for MixColumns.
   const [el, eh] = inputTables(toTower);
   t.set('einl', el);
   t.set('einh', eh);
-  put('e1', outputTables((y) => toTower(affine(y))));
-  put('e2', outputTables((y) => toTower(mul(2, affine(y)))));
-  put('ef', outputTables((y) => affine(y)));
+  put(
+    'e1',
+    outputTables((y) => toTower(affine(y))),
+  );
+  put(
+    'e2',
+    outputTables((y) => toTower(mul(2, affine(y)))),
+  );
+  put(
+    'ef',
+    outputTables((y) => affine(y)),
+  );
   // Decryption (FIPS 197 §5.3.5, equivalent inverse cipher): state in form R; InvMixColumns coefficients.
   const [dl, dh] = inputTables(decForm);
   t.set('dinl', dl);
   t.set('dinh', dh);
-  for (const m of [14, 11, 13, 9]) put('d' + m, outputTables((y) => decForm(mul(m, y))));
-  put('df', outputTables((y) => y));
+  for (const m of [14, 11, 13, 9])
+    put(
+      `d${m}`,
+      outputTables((y) => decForm(mul(m, y))),
+    );
+  put(
+    'df',
+    outputTables((y) => y),
+  );
   return t;
 }
 
@@ -177,9 +170,9 @@ export function selfCheck(): void {
     if (w !== toTower(x)) throw new Error('input tables');
     const [io, jo] = frontEnd(w);
     const s = swz(e1u, io) ^ swz(e1v, jo);
-    if ((s ^ toTower(0x63)) !== toTower(sbox(x))) throw new Error(`S-box mismatch at ${x}`);
-    const wd = (dl[x & 15] ^ dh[x >> 4]) ^ DEC_C;
+    if ((s ^ toTower(0x63)) !== toTower(SBOX[x])) throw new Error(`S-box mismatch at ${x}`);
+    const wd = dl[x & 15] ^ dh[x >> 4] ^ DEC_C;
     const [dio, djo] = frontEnd(wd);
-    if (sbox(swz(dfu, dio) ^ swz(dfv, djo)) !== x) throw new Error(`inverse S-box mismatch at ${x}`);
+    if (SBOX[swz(dfu, dio) ^ swz(dfv, djo)] !== x) throw new Error(`inverse S-box mismatch at ${x}`);
   }
 }

@@ -1,13 +1,30 @@
 /**
- * `@x/aes-wasm-kernel`: the `wasm-simd128` AES kernel. Constant-time AES by vector permutations
- * (`i8x16.swizzle`) on WebAssembly SIMD128, for browsers, Node, Deno, Bun and workers.
+ * `@x/aes-wasm-kernel`: the `wasm-simd128` AES kernel. Constant-time AES on WebAssembly SIMD128 (a
+ * bitsliced 8-block core and a vector-permutation one-block core), for browsers, Node, Deno, Bun and
+ * workers. It satisfies the kernel contract of `@x/aes-kernels` (contract v2: the two block primitives and
+ * every fast path).
  *
  * @example
  * ```ts
- * import { init, wasmKernel } from '@x/aes-wasm-kernel';
+ * import { init, kernel } from '@x/aes-wasm-kernel';
  * await init(); // only needed on browser main threads
- * wasmKernel.isAvailable();
+ * kernel.isAvailable();
  * ```
  */
-export { wasmKernel } from './kernel.js';
+import { kernel } from './kernel.js';
+
+export { kernel } from './kernel.js';
+export type { WasmKeyedKernel } from './kernel.js';
 export { init } from './module.js';
+
+/**
+ * The `wasm-simd128` kernel under its old name.
+ *
+ * @deprecated Use {@link kernel}: every kernel package exports its kernel as `kernel`.
+ * @example
+ * ```ts
+ * import { wasmKernel } from '@x/aes-wasm-kernel';
+ * wasmKernel.name; // 'wasm-simd128'
+ * ```
+ */
+export const wasmKernel = kernel;

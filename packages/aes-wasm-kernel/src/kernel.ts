@@ -1,12 +1,13 @@
 /**
- * The `wasm-simd128` kernel: the contract of `@x/aes-keyschedule`'s kernel.ts over the generated module.
+ * The `wasm-simd128` kernel: the kernel contract of `@x/aes-kernels` (contract v2: the two block
+ * primitives and every fast path) over the generated module.
  *
  * JavaScript only moves bytes here (TypedArray `set`/`fill`, with public offsets and lengths); every
  * operation on key or data bytes happens in WebAssembly, on v128 values, without tables indexed by them.
  * One instance and one fixed memory serve every key: each keyed kernel keeps its converted round keys
  * and copies them into the key area when it is not the active one.
  */
-import type { AesKernel, AesKeyedKernel, KeySchedule } from '@x/aes-keyschedule';
+import type { KeySchedule } from '@x/aes-keyschedule';
 import { CHUNK, DATA, IV, IVS, IVS_BYTES, KEY_ENC, KEY_IN, WIDTH } from './layout.js';
 import { getInstance, roundFunctions, type RoundFunctions } from './module.js';
 
@@ -39,18 +40,36 @@ function sharedOf(inst: WebAssembly.Instance): Shared {
 }
 
 function dataView(s: Shared, len: number): Uint8Array {
-  return (s.views[len >>> 4] ??= new Uint8Array(s.mem.buffer, DATA, len));
+  let view = s.views[len >>> 4];
+  if (view === undefined) {
+    view = new Uint8Array(s.mem.buffer, DATA, len);
+    s.views[len >>> 4] = view;
+  }
+  return view;
 }
 
 type ChunkFunction = (ptr: number, len: number, arg: number) => void;
 
-class WasmKeyedKernel implements AesKeyedKernel {
+/**
+ * The `wasm-simd128` kernel bound to one key: what `kernel.load(schedule)` returns. It has the two block
+ * primitives of the kernel contract and every fast path; its converted round keys are private.
+ *
+ * @example
+ * ```ts
+ * const k = kernel.load(expandKey(new Uint8Array(16)));
+ * k.encryptBlocks(block, block);
+ * k.dispose();
+ * ```
+ */
+export class WasmKeyedKernel {
+  /** 10, 12 or 14 (FIPS 197 §5 Figure 4). */
   readonly rounds: number;
   readonly #s: Shared;
   readonly #f: RoundFunctions;
   readonly #keys = new Uint8Array(KEY_AREA);
   #disposed = false;
 
+  /** Use `kernel.load(schedule)`. */
   constructor(s: Shared, schedule: KeySchedule) {
     this.rounds = schedule.rounds;
     this.#s = s;
@@ -93,29 +112,39 @@ class WasmKeyedKernel implements AesKeyedKernel {
     s.mem.fill(0, DATA, DATA + Math.min(n, CHUNK));
   }
 
-  encryptECB(dst: Uint8Array, src: Uint8Array): void {
+  /**
+   * Each 16-byte block of `src` encrypted on its own (FIPS 197 §5.1): the bitsliced core, 8 blocks at a
+   * time, then the one-block core for the last 1–7.
+   *
+   * @example `k.encryptBlocks(dst, src)`
+   */
+  encryptBlocks(dst: Uint8Array, src: Uint8Array): void {
     const s = this.#activate();
     this.#chunks(s, dst, src, 0, src.length, this.#f.ecbEnc, 0);
     this.#wipe(s, src.length);
   }
 
-  decryptECB(dst: Uint8Array, src: Uint8Array): void {
+  /**
+   * Each 16-byte block of `src` decrypted on its own (FIPS 197 §5.3.5, the equivalent inverse cipher).
+   *
+   * @example `k.decryptBlocks(dst, src)`
+   */
+  decryptBlocks(dst: Uint8Array, src: Uint8Array): void {
     const s = this.#activate();
     this.#chunks(s, dst, src, 0, src.length, this.#f.ecbDec, 0);
     this.#wipe(s, src.length);
   }
 
-  encryptCBC(dst: Uint8Array, src: Uint8Array, iv: Uint8Array): void {
+  /**
+   * CBC encryption of one chain (NIST SP 800-38A §6.2): serial, the one-block core with the chaining value
+   * in a register; chunks continue from the chaining value stored back at IV.
+   *
+   * @example `k.cbcEncrypt(dst, src, iv)`
+   */
+  cbcEncrypt(dst: Uint8Array, src: Uint8Array, iv: Uint8Array): void {
     const s = this.#activate();
     s.mem.set(iv, IV);
     this.#chunks(s, dst, src, 0, src.length, this.#f.cbcEnc, 0);
-    this.#wipe(s, src.length);
-  }
-
-  decryptCBC(dst: Uint8Array, src: Uint8Array, iv: Uint8Array): void {
-    const s = this.#activate();
-    s.mem.set(iv, IV);
-    this.#chunks(s, dst, src, 0, src.length, this.#f.cbcDec, IV);
     this.#wipe(s, src.length);
   }
 
@@ -124,11 +153,22 @@ class WasmKeyedKernel implements AesKeyedKernel {
    * IVS area hold: their IVs or encrypted tweaks at IVS, their bytes at DATA. The exports that take fewer
    * arguments ignore the last one.
    */
-  #wholeUnits(s: Shared, dst: Uint8Array, src: Uint8Array, unit: number, ivs: Uint8Array, fn: RoundFunctions['xtsEnc']): void {
-    const mem = s.mem, n = src.length, count = n / unit;
+  #wholeUnits(
+    s: Shared,
+    dst: Uint8Array,
+    src: Uint8Array,
+    unit: number,
+    ivs: Uint8Array,
+    fn: RoundFunctions['xtsEnc'],
+  ): void {
+    const mem = s.mem;
+    const n = src.length;
+    const count = n / unit;
     const per = Math.min(Math.floor(CHUNK / unit), IVS_BYTES / 16);
     for (let i = 0; i < count; i += per) {
-      const k = Math.min(per, count - i), len = k * unit, off = i * unit;
+      const k = Math.min(per, count - i);
+      const len = k * unit;
+      const off = i * unit;
       mem.set(16 * k === ivs.length ? ivs : ivs.subarray(16 * i, 16 * (i + k)), IVS);
       mem.set(len === n ? src : src.subarray(off, off + len), DATA);
       fn(DATA, len, unit, IVS);
@@ -137,11 +177,21 @@ class WasmKeyedKernel implements AesKeyedKernel {
     mem.fill(0, IVS, IVS + Math.min(16 * count, IVS_BYTES));
   }
 
-  decryptSectors(dst: Uint8Array, src: Uint8Array, sectorSize: number, ivs: Uint8Array): void {
+  /**
+   * CBC decryption (NIST SP 800-38A §6.2) of sectors of `sectorSize` bytes, sector s with IV
+   * `ivs[16s .. 16s+16)`. One chain (one sector as long as `src`) goes through `cbc_dec`, chunk by chunk;
+   * sectors that fit a chunk go through `sec_dec`, as many per call as the chunk and the IVS area hold;
+   * larger sectors, one chain each through `cbc_dec`.
+   *
+   * @example `k.cbcDecryptSectors(dst, src, 512, ivs); k.cbcDecryptSectors(dst, src, src.length, iv)`
+   */
+  cbcDecryptSectors(dst: Uint8Array, src: Uint8Array, sectorSize: number, ivs: Uint8Array): void {
     const s = this.#activate();
-    const mem = s.mem, n = src.length, count = n / sectorSize;
-    if (sectorSize > CHUNK) {
-      // Sectors larger than a chunk: one chain per sector, each through the chunked CBC path.
+    const mem = s.mem;
+    const n = src.length;
+    const count = n / sectorSize;
+    if (count === 1 || sectorSize > CHUNK) {
+      // One chain per sector, each through the chunked CBC path.
       for (let i = 0; i < count; i++) {
         for (let b = 0; b < 16; b++) mem[IV + b] = ivs[16 * i + b];
         this.#chunks(s, dst, src, i * sectorSize, (i + 1) * sectorSize, this.#f.cbcDec, IV);
@@ -152,9 +202,17 @@ class WasmKeyedKernel implements AesKeyedKernel {
     this.#wipe(s, n);
   }
 
-  encryptSectors(dst: Uint8Array, src: Uint8Array, sectorSize: number, ivs: Uint8Array): void {
+  /**
+   * CBC encryption (NIST SP 800-38A §6.2) of sectors of `sectorSize` bytes, sector s with IV
+   * `ivs[16s .. 16s+16)`: `sec_enc` runs 8 sectors' chains side by side in the bitsliced core.
+   *
+   * @example `k.cbcEncryptSectors(dst, src, 512, ivs)`
+   */
+  cbcEncryptSectors(dst: Uint8Array, src: Uint8Array, sectorSize: number, ivs: Uint8Array): void {
     const s = this.#activate();
-    const mem = s.mem, n = src.length, count = n / sectorSize;
+    const mem = s.mem;
+    const n = src.length;
+    const count = n / sectorSize;
     const per = Math.min(Math.floor(CHUNK / sectorSize), IVS_BYTES / 16);
     if (count <= per || per >= WIDTH) {
       // Whole sectors per chunk (all of them, or at least a full group of WIDTH): sec_enc interleaves
@@ -183,18 +241,31 @@ class WasmKeyedKernel implements AesKeyedKernel {
     this.#wipe(s, n);
   }
 
-  encryptXTS(dst: Uint8Array, src: Uint8Array, unitSize: number, tweaks: Uint8Array): void {
+  /**
+   * XTS-AES encryption (IEEE 1619 §5.3.1) of whole blocks of data units of `unitSize` bytes, unit u from
+   * the encrypted tweak `tweaks[16u .. 16u+16)`.
+   *
+   * @example `k.xtsEncrypt(dst, src, 512, encryptedTweaks)`
+   */
+  xtsEncrypt(dst: Uint8Array, src: Uint8Array, unitSize: number, tweaks: Uint8Array): void {
     this.#xts(dst, src, unitSize, tweaks, this.#f.xtsEnc);
   }
 
-  decryptXTS(dst: Uint8Array, src: Uint8Array, unitSize: number, tweaks: Uint8Array): void {
+  /**
+   * XTS-AES decryption (IEEE 1619 §5.4.1) of whole blocks; the arguments as for `xtsEncrypt`.
+   *
+   * @example `k.xtsDecrypt(dst, src, 512, encryptedTweaks)`
+   */
+  xtsDecrypt(dst: Uint8Array, src: Uint8Array, unitSize: number, tweaks: Uint8Array): void {
     this.#xts(dst, src, unitSize, tweaks, this.#f.xtsDec);
   }
 
   /** XTS (IEEE 1619 §5.3.1, §5.4.1) of whole blocks, unit u from the encrypted tweak tweaks[16u ..]. */
   #xts(dst: Uint8Array, src: Uint8Array, unitSize: number, tweaks: Uint8Array, fn: RoundFunctions['xtsEnc']): void {
     const s = this.#activate();
-    const mem = s.mem, n = src.length, count = n / unitSize;
+    const mem = s.mem;
+    const n = src.length;
+    const count = n / unitSize;
     if (unitSize > CHUNK) {
       // Units larger than a chunk: the chunks of a unit continue from the tweak stored back at IV.
       for (let i = 0; i < count; i++) {
@@ -212,6 +283,12 @@ class WasmKeyedKernel implements AesKeyedKernel {
     this.#wipe(s, n);
   }
 
+  /**
+   * Wipes this key's round keys: its own copy and, if it is the active key, the key area in WebAssembly
+   * memory. Calls afterwards throw.
+   *
+   * @example `k.dispose()`
+   */
   dispose(): void {
     this.#disposed = true;
     this.#keys.fill(0);
@@ -225,30 +302,30 @@ class WasmKeyedKernel implements AesKeyedKernel {
 
 /**
  * The `wasm-simd128` kernel: constant-time AES by vector permutations on WebAssembly SIMD128, for every
- * JavaScript runtime. Modes (`@x/cbc`) choose it through `@x/aes-kernels`; use it directly only to test
- * or benchmark the kernel itself.
+ * JavaScript runtime, 8 blocks per batch. Modes (`@x/cbc`, `@x/xts`) choose it through `@x/aes-kernels`;
+ * use it directly only to test or benchmark the kernel, or to write a mode.
  *
  * @example
  * ```ts
  * import { expandKey } from '@x/aes-keyschedule';
- * import { wasmKernel } from '@x/aes-wasm-kernel';
- * if (wasmKernel.isAvailable()) {
+ * import { kernel } from '@x/aes-wasm-kernel';
+ * if (kernel.isAvailable()) {
  *   const schedule = expandKey(new Uint8Array(16));
- *   const k = wasmKernel.load(schedule);
+ *   const k = kernel.load(schedule);
  *   schedule.wipe();
  *   const block = new Uint8Array(16);
- *   k.encryptECB(block, block); // 66e94bd4ef8a2c3b884cfa59ca342b2e
+ *   k.encryptBlocks(block, block); // 66e94bd4ef8a2c3b884cfa59ca342b2e
  *   k.dispose();
  * }
  * ```
  */
-export const wasmKernel: AesKernel = Object.freeze({
-  name: 'wasm-simd128',
+export const kernel = Object.freeze({
+  name: 'wasm-simd128' as const,
   parallelBlocks: WIDTH,
   isAvailable(): boolean {
     return getInstance() !== undefined;
   },
-  load(schedule: KeySchedule): AesKeyedKernel {
+  load(schedule: KeySchedule): WasmKeyedKernel {
     const inst = getInstance();
     if (!inst) {
       throw new Error(`${PREFIX}: WebAssembly SIMD128 is not available here (or await init() first on a main thread)`);

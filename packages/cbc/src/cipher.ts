@@ -3,8 +3,10 @@
  * same purpose: one call decrypts many sectors, each its own chain with its own IV, on the best kernel
  * this runtime has. Output is byte-identical to OpenSSL / node:crypto `aes-*-cbc` with padding off.
  */
-import { checkBlocks, checkIv, checkKey, checkSectors, chooseKernel } from '@x/aes-kernels';
-import { expandKey, type AesKeyedKernel } from '@x/aes-keyschedule';
+import { checkBlocks, checkIv, checkKey, checkOptions, checkSectors } from '@x/aes-kernels/checks';
+import type { AesKernel, AesKeyedKernel, Registry } from '@x/aes-kernels/hazmat';
+import { expandKey } from '@x/aes-keyschedule';
+import { CbcScratch, decryptSectors, encrypt, encryptSectors } from './generic.js';
 
 const PREFIX = '@x/cbc';
 
@@ -47,12 +49,17 @@ export interface Cipher {
   dispose(): void;
 }
 
+/**
+ * A key bound to one kernel. Each operation is the kernel's fast path when it has one (contract v2,
+ * `@x/aes-kernels/hazmat`), else this package's generic code over the kernel's block primitives
+ * (`generic.ts`); the bytes are the same either way.
+ */
 class CbcCipher implements Cipher {
   readonly kernel: string;
   #keyed: AesKeyedKernel | undefined;
+  readonly #scratch: CbcScratch;
 
-  constructor(key: Uint8Array, kernelName: string | undefined) {
-    const kernel = chooseKernel(PREFIX, kernelName);
+  constructor(kernel: AesKernel, key: Uint8Array) {
     const schedule = expandKey(key);
     try {
       this.#keyed = kernel.load(schedule);
@@ -60,6 +67,7 @@ class CbcCipher implements Cipher {
       schedule.wipe();
     }
     this.kernel = kernel.name;
+    this.#scratch = new CbcScratch(kernel.parallelBlocks);
   }
 
   #live(): AesKeyedKernel {
@@ -72,66 +80,73 @@ class CbcCipher implements Cipher {
     const keyed = this.#live();
     checkBlocks(PREFIX, dst, src);
     checkIv(PREFIX, iv, dst, src.length);
-    keyed.decryptCBC(dst, src, iv);
+    // One chain is one sector as long as src.
+    if (src.length > 0) this.#decryptSectors(keyed, dst, src, src.length, iv);
   }
 
   decryptSectors(dst: Uint8Array, src: Uint8Array, sectorSize: number, ivs: Uint8Array): void {
     const keyed = this.#live();
     checkBlocks(PREFIX, dst, src);
     checkSectors(PREFIX, dst, src, sectorSize, ivs);
-    keyed.decryptSectors(dst, src, sectorSize, ivs);
+    this.#decryptSectors(keyed, dst, src, sectorSize, ivs);
+  }
+
+  #decryptSectors(keyed: AesKeyedKernel, dst: Uint8Array, src: Uint8Array, sectorSize: number, ivs: Uint8Array): void {
+    if (keyed.cbcDecryptSectors) keyed.cbcDecryptSectors(dst, src, sectorSize, ivs);
+    else decryptSectors(keyed, this.#scratch, dst, src, sectorSize, ivs);
   }
 
   encryptSectors(dst: Uint8Array, src: Uint8Array, sectorSize: number, ivs: Uint8Array): void {
     const keyed = this.#live();
     checkBlocks(PREFIX, dst, src);
     checkSectors(PREFIX, dst, src, sectorSize, ivs);
-    keyed.encryptSectors(dst, src, sectorSize, ivs);
+    if (keyed.cbcEncryptSectors) keyed.cbcEncryptSectors(dst, src, sectorSize, ivs);
+    else encryptSectors(keyed, this.#scratch, dst, src, sectorSize, ivs);
   }
 
   encrypt(dst: Uint8Array, src: Uint8Array, iv: Uint8Array): void {
     const keyed = this.#live();
     checkBlocks(PREFIX, dst, src);
     checkIv(PREFIX, iv, dst, src.length);
-    keyed.encryptCBC(dst, src, iv);
+    if (keyed.cbcEncrypt) keyed.cbcEncrypt(dst, src, iv);
+    else encrypt(keyed, this.#scratch, dst, src, iv);
   }
 
   encryptECB(dst: Uint8Array, src: Uint8Array): void {
     const keyed = this.#live();
     checkBlocks(PREFIX, dst, src);
-    keyed.encryptECB(dst, src);
+    keyed.encryptBlocks(dst, src);
   }
 
   decryptECB(dst: Uint8Array, src: Uint8Array): void {
     const keyed = this.#live();
     checkBlocks(PREFIX, dst, src);
-    keyed.decryptECB(dst, src);
+    keyed.decryptBlocks(dst, src);
   }
 
   dispose(): void {
     this.#keyed?.dispose();
     this.#keyed = undefined;
+    this.#scratch.wipe();
   }
 }
 
 /**
- * Creates an AES-CBC cipher for a 16, 24 or 32-byte key (AES-128/192/256). The kernel is chosen here,
- * once: `options.kernel` if given, else `X_AES_KERNEL`, else the best present.
- *
- * @throws TypeError for a key that is not a Uint8Array or a kernel name that is not a string;
- *   RangeError for a bad key length or a kernel that is unknown or unavailable here.
- * @example
- * ```ts
- * import { newCipher } from '@x/cbc';
- * const cipher = newCipher(volumeKey);              // 16, 24 or 32 bytes
- * cipher.decryptSectors(plain, disk, 512, ivs);     // every 512-byte sector with its own IV
- * cipher.dispose();
- * ```
+ * A cipher on `kernel` itself, whatever the registry says: for tests that run the modes on kernels the
+ * registry does not list (a kernel reduced to its block primitives). Not exported from the package.
  */
-export function newCipher(key: Uint8Array, options?: CipherOptions): Cipher {
+export function newCipherOn(kernel: AesKernel, key: Uint8Array): Cipher {
   checkKey(PREFIX, key);
-  if (options !== undefined && (options === null || typeof options !== 'object')) {
-    throw new TypeError(`${PREFIX}: options must be an object`);
-  }
-  return new CbcCipher(key, options?.kernel);
+  return new CbcCipher(kernel, key);
+}
+
+/** {@link newCipher} over the kernels of `registry` (all of them, or the portable one alone). */
+export function newCipherFrom(
+  registry: Pick<Registry, 'chooseKernel'>,
+  key: Uint8Array,
+  options: CipherOptions | undefined,
+): Cipher {
+  checkKey(PREFIX, key);
+  checkOptions(PREFIX, options);
+  return new CbcCipher(registry.chooseKernel(PREFIX, options?.kernel), key);
 }

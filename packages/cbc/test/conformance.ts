@@ -1,21 +1,36 @@
 /**
- * The @x/cbc conformance suite, run once per kernel (Go's cryptotest.TestAllImplementations): known
- * answers from FIPS 197 and NIST CAVP, property tests against node:crypto, and every input rule.
+ * The @x/cbc conformance suite, run on every kernel (Go's cryptotest.TestAllImplementations) and on the
+ * block primitives alone of every kernel (the mode's generic code): known answers from FIPS 197 and NIST
+ * CAVP, property tests against node:crypto, and every input rule.
  *
- * It depends only on node:assert, node:crypto, node:fs, fast-check and @x/cbc, and takes the test
- * runner's `describe`/`it` as arguments, so the same file runs under vitest (x64) and under `node --test`
+ * It depends only on node:assert, node:fs, fast-check, @x/testkit and @x/cbc, and takes the test
+ * runner's `describe`/`it` as arguments, so the same file runs under vitest (x64) and under `node:test`
  * with an arm64 Node in qemu, where vitest's bundler cannot run.
  */
 import assert from 'node:assert/strict';
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { newCipher, type Cipher } from '@x/cbc';
+import {
+  FIPS197,
+  FIPS197_PLAINTEXT,
+  assertBytes,
+  hex,
+  placed,
+  random,
+  refCbc,
+  refCbcSectors,
+  refEcb,
+  toHex,
+  type Suite,
+} from '@x/testkit';
 
-/** The two functions of a test runner the suite needs. */
-export interface Suite {
-  describe(name: string, fn: () => void): void;
-  it(name: string, fn: () => unknown): void;
+/** What the suite runs on: ciphers from `make`, whose `kernel` must say `name`. */
+export interface CbcTarget {
+  /** A kernel name (`newCipher`'s option), or `<kernel>+generic` for a kernel's block primitives alone. */
+  name: string;
+  /** A cipher for `key` on this target. */
+  make(key: Uint8Array): Cipher;
 }
 
 export interface ConformanceOptions {
@@ -25,6 +40,8 @@ export interface ConformanceOptions {
   runs?: number;
   /** Monte Carlo outer iterations per file and direction (default all 100). */
   mctIterations?: number;
+  /** Run the input-rule tests (default true): the mode's own code, once per real kernel is enough. */
+  inputRules?: boolean;
 }
 
 interface NistVector {
@@ -37,34 +54,40 @@ interface NistVector {
   ctext: string;
 }
 
-const hex = (s: string) => Uint8Array.from(Buffer.from(s, 'hex'));
-const toHex = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
+/** A CBC vector: it has an IV. */
+type CbcVector = NistVector & { iv: string };
 
-/** node:crypto's answer: AES-ECB or AES-CBC without padding. */
-function reference(mode: 'ecb' | 'cbc', encrypt: boolean, key: Uint8Array, data: Uint8Array, iv?: Uint8Array) {
-  const name = `aes-${key.length * 8}-${mode}`;
-  const c = encrypt ? createCipheriv(name, key, iv ?? null) : createDecipheriv(name, key, iv ?? null);
-  c.setAutoPadding(false);
-  return new Uint8Array(Buffer.concat([c.update(data), c.final()]));
-}
-
-/** A view of `length` bytes at `offset` into a fresh buffer with random bytes around it. */
-function placed(length: number, offset: number): Uint8Array {
-  const backing = randomBytes(offset + length + 7);
-  return new Uint8Array(backing.buffer, backing.byteOffset + offset, length);
+/**
+ * The target of kernel `kernel` as users reach it: `newCipher(key, { kernel })`.
+ *
+ * @example
+ * ```ts
+ * cbcConformance(onKernel('portable'), { describe, it });
+ * ```
+ */
+export function onKernel(kernel: string): CbcTarget {
+  return { name: kernel, make: (key) => newCipher(key, { kernel }) };
 }
 
 const keyArb = fc.constantFrom(16, 24, 32).chain((n) => fc.uint8Array({ minLength: n, maxLength: n }));
 const blockArb = (maxBlocks: number) =>
   fc.integer({ min: 0, max: maxBlocks }).chain((n) => fc.uint8Array({ minLength: 16 * n, maxLength: 16 * n }));
 
-/** The whole suite for one kernel. */
-export function cbcConformance(kernel: string, { describe, it }: Suite, options: ConformanceOptions = {}): void {
+/**
+ * The whole suite on one target.
+ *
+ * @example
+ * ```ts
+ * for (const kernel of kernels()) cbcConformance(onKernel(kernel), { describe, it });
+ * ```
+ */
+export function cbcConformance(target: CbcTarget, { describe, it }: Suite, options: ConformanceOptions = {}): void {
   const runs = options.runs ?? 60;
   const vectorsDir = options.vectorsDir ?? new URL('./vectors/', import.meta.url);
   const load = (name: string) =>
     (JSON.parse(readFileSync(new URL(name, vectorsDir), 'utf8')) as { vectors: NistVector[] }).vectors;
-  const make = (key: Uint8Array) => newCipher(key, { kernel });
+  const make = target.make;
+  const kernel = target.name;
 
   describe(`@x/cbc on kernel ${kernel}`, () => {
     it('uses the kernel it was asked for', () => {
@@ -75,13 +98,8 @@ export function cbcConformance(kernel: string, { describe, it }: Suite, options:
 
     describe('known answers', () => {
       it('FIPS 197 Appendix C.1-C.3', () => {
-        const pt = hex('00112233445566778899aabbccddeeff');
-        const cases = [
-          ['000102030405060708090a0b0c0d0e0f', '69c4e0d86a7b0430d8cdb78070b4c55a'],
-          ['000102030405060708090a0b0c0d0e0f1011121314151617', 'dda97ca4864cdfe06eaf70a0ec0d7191'],
-          ['000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f', '8ea2b7ca516745bfeafc49904b496089'],
-        ];
-        for (const [key, ct] of cases) {
+        const pt = hex(FIPS197_PLAINTEXT);
+        for (const { key, ciphertext: ct } of FIPS197) {
           const c = make(hex(key));
           const out = new Uint8Array(16);
           c.encryptECB(out, pt);
@@ -106,18 +124,18 @@ export function cbcConformance(kernel: string, { describe, it }: Suite, options:
       });
 
       it('NIST CAVP CBC KAT and MMT', () => {
-        const vectors = load('nist_cavp_aes_cbc_kat_mmt.json');
+        const vectors = load('nist_cavp_aes_cbc_kat_mmt.json') as CbcVector[];
         assert.equal(vectors.length, 2138);
         for (const v of vectors) {
           const c = make(hex(v.key));
           const [input, want] = v.direction === 'encrypt' ? [v.ptext, v.ctext] : [v.ctext, v.ptext];
           const out = new Uint8Array(input.length / 2);
-          (v.direction === 'encrypt' ? c.encrypt : c.decrypt).call(c, out, hex(input), hex(v.iv!));
+          (v.direction === 'encrypt' ? c.encrypt : c.decrypt).call(c, out, hex(input), hex(v.iv));
           assert.equal(toHex(out), want, `${v.file} #${v.count}`);
           // The same chain as one sector of decryptSectors.
           if (v.direction === 'decrypt') {
             out.fill(0);
-            c.decryptSectors(out, hex(input), input.length / 2, hex(v.iv!));
+            c.decryptSectors(out, hex(input), input.length / 2, hex(v.iv));
             assert.equal(toHex(out), want, `${v.file} #${v.count} as a sector`);
           }
           c.dispose();
@@ -125,7 +143,7 @@ export function cbcConformance(kernel: string, { describe, it }: Suite, options:
       });
 
       it('NIST CAVP CBC Monte Carlo (AESAVS §6.4.2, 1000 chained blocks per record)', () => {
-        const vectors = load('nist_cavp_aes_cbc_mct.json');
+        const vectors = load('nist_cavp_aes_cbc_mct.json') as CbcVector[];
         const per = options.mctIterations ?? 100;
         let checked = 0;
         for (const v of vectors) {
@@ -134,7 +152,7 @@ export function cbcConformance(kernel: string, { describe, it }: Suite, options:
           const encrypt = v.direction === 'encrypt';
           // AESAVS: block j goes through the cipher with the previous output as IV; the next input is
           // the IV for j = 0 and output j-1 after that.
-          let iv = hex(v.iv!);
+          let iv = hex(v.iv);
           let input = hex(encrypt ? v.ptext : v.ctext);
           let prev = new Uint8Array(16);
           let out = new Uint8Array(16);
@@ -160,11 +178,10 @@ export function cbcConformance(kernel: string, { describe, it }: Suite, options:
         fc.assert(
           fc.property(keyArb, blockArb(300), fc.nat(15), fc.nat(15), (key, data, so, dso) => {
             const c = make(key);
-            const src = placed(data.length, so);
-            src.set(data);
-            const dst = placed(data.length, dso);
+            const src = placed(data, so);
+            const dst = placed(new Uint8Array(data.length), dso);
             c.encryptECB(dst, src);
-            assert.equal(toHex(dst), toHex(reference('ecb', true, key, data)));
+            assert.equal(toHex(dst), toHex(refEcb(true, key, data)));
             c.decryptECB(dst, dst);
             assert.equal(toHex(dst), toHex(data));
             c.dispose();
@@ -175,38 +192,46 @@ export function cbcConformance(kernel: string, { describe, it }: Suite, options:
 
       it('CBC encrypt and decrypt, any length, any offsets', () => {
         fc.assert(
-          fc.property(keyArb, blockArb(300), fc.uint8Array({ minLength: 16, maxLength: 16 }), fc.nat(15), fc.nat(15),
+          fc.property(
+            keyArb,
+            blockArb(300),
+            fc.uint8Array({ minLength: 16, maxLength: 16 }),
+            fc.nat(15),
+            fc.nat(15),
             (key, data, iv, so, dso) => {
               const c = make(key);
-              const src = placed(data.length, so);
-              src.set(data);
-              const dst = placed(data.length, dso);
+              const src = placed(data, so);
+              const dst = placed(new Uint8Array(data.length), dso);
               const ivCopy = iv.slice();
               c.encrypt(dst, src, iv);
-              const want = reference('cbc', true, key, data, iv);
+              const want = refCbc(true, key, data, iv);
               assert.equal(toHex(dst), toHex(want));
               c.decrypt(src, dst, iv);
               assert.equal(toHex(src), toHex(data));
               assert.equal(toHex(iv), toHex(ivCopy), 'iv is not modified');
               c.dispose();
-            }),
+            },
+          ),
           { numRuns: runs },
         );
       });
 
       it('in place: dst is src, every method', () => {
         fc.assert(
-          fc.property(keyArb, blockArb(200), fc.uint8Array({ minLength: 16, maxLength: 16 }), fc.nat(15),
+          fc.property(
+            keyArb,
+            blockArb(200),
+            fc.uint8Array({ minLength: 16, maxLength: 16 }),
+            fc.nat(15),
             (key, data, iv, off) => {
               const c = make(key);
-              const buf = placed(data.length, off);
-              buf.set(data);
+              const buf = placed(data, off);
               c.encrypt(buf, buf, iv);
-              assert.equal(toHex(buf), toHex(reference('cbc', true, key, data, iv)));
+              assert.equal(toHex(buf), toHex(refCbc(true, key, data, iv)));
               c.decrypt(buf, buf, iv);
               assert.equal(toHex(buf), toHex(data));
               c.encryptECB(buf, buf);
-              assert.equal(toHex(buf), toHex(reference('ecb', true, key, data)));
+              assert.equal(toHex(buf), toHex(refEcb(true, key, data)));
               c.decryptECB(buf, buf);
               assert.equal(toHex(buf), toHex(data));
               // Same bytes through two different views also counts as in place.
@@ -215,7 +240,8 @@ export function cbcConformance(kernel: string, { describe, it }: Suite, options:
               c.decryptSectors(buf, alias, Math.max(16, data.length), data.length ? iv : new Uint8Array(0));
               assert.equal(toHex(buf), toHex(data));
               c.dispose();
-            }),
+            },
+          ),
           { numRuns: runs },
         );
       });
@@ -232,19 +258,15 @@ export function cbcConformance(kernel: string, { describe, it }: Suite, options:
         fc.assert(
           fc.property(arb, ({ key, sectorSize, sectors, so, dso, inPlace }) => {
             const c = make(key);
-            const plain = randomBytes(sectors * sectorSize);
-            const ivs = randomBytes(16 * sectors);
-            const src = placed(plain.length, so);
-            for (let s = 0; s < sectors; s++) {
-              const iv = ivs.subarray(16 * s, 16 * s + 16);
-              src.set(reference('cbc', true, key, plain.subarray(s * sectorSize, (s + 1) * sectorSize), iv), s * sectorSize);
-            }
-            const disk = Uint8Array.from(src);
-            const dst = inPlace ? src : placed(plain.length, dso);
+            const plain = random(sectors * sectorSize);
+            const ivs = random(16 * sectors);
+            const disk = refCbcSectors(true, key, plain, sectorSize, ivs);
+            const src = placed(disk, so);
+            const dst = inPlace ? src : placed(new Uint8Array(plain.length), dso);
             c.decryptSectors(dst, src, sectorSize, ivs);
             assert.equal(toHex(dst), toHex(plain));
             // And back: encryptSectors runs the chains side by side, with the same layout.
-            const again = inPlace ? dst : placed(plain.length, so);
+            const again = inPlace ? dst : placed(new Uint8Array(plain.length), so);
             c.encryptSectors(again, dst, sectorSize, ivs);
             assert.equal(toHex(again), toHex(disk));
             c.dispose();
@@ -255,85 +277,158 @@ export function cbcConformance(kernel: string, { describe, it }: Suite, options:
 
       it('large inputs (several MiB, past any kernel chunk size)', () => {
         for (const bits of [128, 256]) {
-          const key = randomBytes(bits / 8);
-          const iv = randomBytes(16);
-          const data = randomBytes(3 * 1024 * 1024 + 48);
+          const key = random(bits / 8);
+          const iv = random(16);
+          const data = random(3 * 1024 * 1024 + 48);
           const c = make(key);
           const out = new Uint8Array(data.length);
           c.encrypt(out, data, iv);
-          assert.ok(Buffer.from(out).equals(reference('cbc', true, key, data, iv)), `encrypt AES-${bits}`);
+          assertBytes(out, refCbc(true, key, data, iv), `encrypt AES-${bits}`);
           const back = new Uint8Array(data.length);
           c.decrypt(back, out, iv);
-          assert.ok(Buffer.from(back).equals(data), `decrypt AES-${bits}`);
+          assertBytes(back, data, `decrypt AES-${bits}`);
           c.encryptECB(out, data);
-          assert.ok(Buffer.from(out).equals(reference('ecb', true, key, data)), `ECB AES-${bits}`);
+          assertBytes(out, refEcb(true, key, data), `ECB AES-${bits}`);
           const sectorSize = 4096;
           const n = Math.floor(data.length / sectorSize);
-          const ivs = randomBytes(16 * n);
+          const ivs = random(16 * n);
           const disk = data.subarray(0, n * sectorSize);
           c.decryptSectors(back, disk, sectorSize, ivs);
           const reencrypted = new Uint8Array(disk.length);
           c.encryptSectors(reencrypted, back.subarray(0, disk.length), sectorSize, ivs);
-          assert.ok(Buffer.from(reencrypted).equals(disk), `encryptSectors AES-${bits}`);
+          assertBytes(reencrypted, disk, `encryptSectors AES-${bits}`);
           for (const s of [0, 1, n >> 1, n - 1]) {
-            const want = reference('cbc', false, key, disk.subarray(s * sectorSize, (s + 1) * sectorSize), ivs.subarray(16 * s, 16 * s + 16));
-            assert.ok(Buffer.from(back.subarray(s * sectorSize, (s + 1) * sectorSize)).equals(want), `sector ${s}`);
+            const want = refCbc(
+              false,
+              key,
+              disk.subarray(s * sectorSize, (s + 1) * sectorSize),
+              ivs.subarray(16 * s, 16 * s + 16),
+            );
+            assertBytes(back.subarray(s * sectorSize, (s + 1) * sectorSize), want, `sector ${s}`);
           }
           c.dispose();
         }
       });
 
       it('writes exactly src.length bytes of a longer dst', () => {
-        const c = make(randomBytes(32));
+        const c = make(random(32));
         const dst = new Uint8Array(64).fill(0xa5);
-        c.encrypt(dst, randomBytes(32), randomBytes(16));
+        c.encrypt(dst, random(32), random(16));
         c.decryptECB(dst, new Uint8Array(0));
         assert.ok(dst.subarray(32).every((b) => b === 0xa5));
         c.dispose();
       });
     });
 
+    if (options.inputRules === false) return;
+
     describe('input rules (dst untouched on error)', () => {
       type Call = (c: Cipher, dst: Uint8Array) => void;
-      const expectRejected = (call: Call, type: typeof TypeError | typeof RangeError, message: string, dst = new Uint8Array(64)) => {
+      const expectRejected = (
+        call: Call,
+        type: typeof TypeError | typeof RangeError,
+        message: string,
+        dst = new Uint8Array(64),
+      ) => {
         const c = make(new Uint8Array(16));
         dst.fill(0x5a);
         const before = toHex(dst);
-        assert.throws(() => call(c, dst), (e: unknown) => e instanceof type && (e as Error).message === message);
+        assert.throws(
+          () => call(c, dst),
+          (e: unknown) => e instanceof type && (e as Error).message === message,
+        );
         assert.equal(toHex(dst), before);
         c.dispose();
       };
       const iv = new Uint8Array(16);
 
       it('bad keys and options', () => {
-        assert.throws(() => newCipher(new Uint8Array(20), { kernel }), { name: 'RangeError', message: '@x/cbc: key must be 16, 24 or 32 bytes, got 20' });
+        assert.throws(() => newCipher(new Uint8Array(20), { kernel }), {
+          name: 'RangeError',
+          message: '@x/cbc: key must be 16, 24 or 32 bytes, got 20',
+        });
         assert.throws(() => newCipher(new Uint8Array(0), { kernel }), RangeError);
-        assert.throws(() => newCipher('0123456789abcdef' as unknown as Uint8Array), { name: 'TypeError', message: '@x/cbc: key must be a Uint8Array' });
-        assert.throws(() => newCipher(new Uint8Array(16), { kernel: 'nope' }), (e: unknown) => e instanceof RangeError && e.message.startsWith('@x/cbc: unknown kernel "nope"; usable here: '));
+        assert.throws(() => newCipher('0123456789abcdef' as unknown as Uint8Array), {
+          name: 'TypeError',
+          message: '@x/cbc: key must be a Uint8Array',
+        });
+        assert.throws(
+          () => newCipher(new Uint8Array(16), { kernel: 'nope' }),
+          (e: unknown) =>
+            e instanceof RangeError && e.message.startsWith('@x/cbc: unknown kernel "nope"; usable here: '),
+        );
         assert.throws(() => newCipher(new Uint8Array(16), { kernel: 7 as unknown as string }), TypeError);
         assert.throws(() => newCipher(new Uint8Array(16), 'portable' as unknown as object), TypeError);
       });
 
       it('non-Uint8Array arguments are TypeErrors', () => {
         const s = new Uint8Array(32);
-        expectRejected((c, d) => c.encrypt(d, [1, 2] as unknown as Uint8Array, iv), TypeError, '@x/cbc: src must be a Uint8Array');
-        expectRejected((c) => c.decrypt(new Uint16Array(16) as unknown as Uint8Array, s, iv), TypeError, '@x/cbc: dst must be a Uint8Array');
-        expectRejected((c, d) => c.decrypt(d, s, 'x' as unknown as Uint8Array), TypeError, '@x/cbc: iv must be a Uint8Array');
-        expectRejected((c, d) => c.decryptSectors(d, s, 16, null as unknown as Uint8Array), TypeError, '@x/cbc: ivs must be a Uint8Array');
-        expectRejected((c, d) => c.decryptSectors(d, s, '16' as unknown as number, new Uint8Array(32)), TypeError, '@x/cbc: sectorSize must be a number');
+        expectRejected(
+          (c, d) => c.encrypt(d, [1, 2] as unknown as Uint8Array, iv),
+          TypeError,
+          '@x/cbc: src must be a Uint8Array',
+        );
+        expectRejected(
+          (c) => c.decrypt(new Uint16Array(16) as unknown as Uint8Array, s, iv),
+          TypeError,
+          '@x/cbc: dst must be a Uint8Array',
+        );
+        expectRejected(
+          (c, d) => c.decrypt(d, s, 'x' as unknown as Uint8Array),
+          TypeError,
+          '@x/cbc: iv must be a Uint8Array',
+        );
+        expectRejected(
+          (c, d) => c.decryptSectors(d, s, 16, null as unknown as Uint8Array),
+          TypeError,
+          '@x/cbc: ivs must be a Uint8Array',
+        );
+        expectRejected(
+          (c, d) => c.decryptSectors(d, s, '16' as unknown as number, new Uint8Array(32)),
+          TypeError,
+          '@x/cbc: sectorSize must be a number',
+        );
       });
 
       it('partial blocks, short dst, bad IVs', () => {
         for (const m of ['encrypt', 'decrypt'] as const) {
-          expectRejected((c, d) => c[m](d, new Uint8Array(17), iv), RangeError, '@x/cbc: src is not a whole number of 16-byte blocks (17 bytes)');
-          expectRejected((c, d) => c[m](d, new Uint8Array(80), iv), RangeError, '@x/cbc: dst is shorter than src (64 < 80 bytes)');
-          expectRejected((c, d) => c[m](d, new Uint8Array(32), new Uint8Array(15)), RangeError, '@x/cbc: iv must be 16 bytes, got 15');
-          expectRejected((c, d) => c[m](d, new Uint8Array(32), new Uint8Array(32)), RangeError, '@x/cbc: iv must be 16 bytes, got 32');
-          expectRejected((c, d) => c[m](d, new Uint8Array(32), d.subarray(16, 32)), RangeError, '@x/cbc: iv overlaps dst');
+          expectRejected(
+            (c, d) => c[m](d, new Uint8Array(17), iv),
+            RangeError,
+            '@x/cbc: src is not a whole number of 16-byte blocks (17 bytes)',
+          );
+          expectRejected(
+            (c, d) => c[m](d, new Uint8Array(80), iv),
+            RangeError,
+            '@x/cbc: dst is shorter than src (64 < 80 bytes)',
+          );
+          expectRejected(
+            (c, d) => c[m](d, new Uint8Array(32), new Uint8Array(15)),
+            RangeError,
+            '@x/cbc: iv must be 16 bytes, got 15',
+          );
+          expectRejected(
+            (c, d) => c[m](d, new Uint8Array(32), new Uint8Array(32)),
+            RangeError,
+            '@x/cbc: iv must be 16 bytes, got 32',
+          );
+          expectRejected(
+            (c, d) => c[m](d, new Uint8Array(32), d.subarray(16, 32)),
+            RangeError,
+            '@x/cbc: iv overlaps dst',
+          );
         }
         for (const m of ['encryptECB', 'decryptECB'] as const) {
-          expectRejected((c, d) => c[m](d, new Uint8Array(8)), RangeError, '@x/cbc: src is not a whole number of 16-byte blocks (8 bytes)');
-          expectRejected((c) => c[m](new Uint8Array(16), new Uint8Array(32)), RangeError, '@x/cbc: dst is shorter than src (16 < 32 bytes)');
+          expectRejected(
+            (c, d) => c[m](d, new Uint8Array(8)),
+            RangeError,
+            '@x/cbc: src is not a whole number of 16-byte blocks (8 bytes)',
+          );
+          expectRejected(
+            (c) => c[m](new Uint8Array(16), new Uint8Array(32)),
+            RangeError,
+            '@x/cbc: dst is shorter than src (16 < 32 bytes)',
+          );
         }
       });
 
@@ -343,13 +438,41 @@ export function cbcConformance(kernel: string, { describe, it }: Suite, options:
 
       const sectorRules = (m: 'decryptSectors' | 'encryptSectors') => {
         const s = new Uint8Array(64);
-        expectRejected((c, d) => c[m](d, s, 0, new Uint8Array(0)), RangeError, '@x/cbc: sectorSize must be a positive multiple of 16, got 0');
-        expectRejected((c, d) => c[m](d, s, 24, new Uint8Array(16)), RangeError, '@x/cbc: sectorSize must be a positive multiple of 16, got 24');
-        expectRejected((c, d) => c[m](d, s, 16.5, new Uint8Array(16)), RangeError, '@x/cbc: sectorSize must be a positive multiple of 16, got 16.5');
-        expectRejected((c, d) => c[m](d, s, -16, new Uint8Array(16)), RangeError, '@x/cbc: sectorSize must be a positive multiple of 16, got -16');
-        expectRejected((c, d) => c[m](d, s, 48, new Uint8Array(16)), RangeError, '@x/cbc: src is not a whole number of 48-byte sectors (64 bytes)');
-        expectRejected((c, d) => c[m](d, s, 32, new Uint8Array(16)), RangeError, '@x/cbc: ivs must be 16 bytes per sector, 32 bytes, got 16');
-        expectRejected((c, d) => c[m](d, s, 32, new Uint8Array(48)), RangeError, '@x/cbc: ivs must be 16 bytes per sector, 32 bytes, got 48');
+        expectRejected(
+          (c, d) => c[m](d, s, 0, new Uint8Array(0)),
+          RangeError,
+          '@x/cbc: sectorSize must be a positive multiple of 16, got 0',
+        );
+        expectRejected(
+          (c, d) => c[m](d, s, 24, new Uint8Array(16)),
+          RangeError,
+          '@x/cbc: sectorSize must be a positive multiple of 16, got 24',
+        );
+        expectRejected(
+          (c, d) => c[m](d, s, 16.5, new Uint8Array(16)),
+          RangeError,
+          '@x/cbc: sectorSize must be a positive multiple of 16, got 16.5',
+        );
+        expectRejected(
+          (c, d) => c[m](d, s, -16, new Uint8Array(16)),
+          RangeError,
+          '@x/cbc: sectorSize must be a positive multiple of 16, got -16',
+        );
+        expectRejected(
+          (c, d) => c[m](d, s, 48, new Uint8Array(16)),
+          RangeError,
+          '@x/cbc: src is not a whole number of 48-byte sectors (64 bytes)',
+        );
+        expectRejected(
+          (c, d) => c[m](d, s, 32, new Uint8Array(16)),
+          RangeError,
+          '@x/cbc: ivs must be 16 bytes per sector, 32 bytes, got 16',
+        );
+        expectRejected(
+          (c, d) => c[m](d, s, 32, new Uint8Array(48)),
+          RangeError,
+          '@x/cbc: ivs must be 16 bytes per sector, 32 bytes, got 48',
+        );
         expectRejected((c, d) => c[m](d, s, 32, d.subarray(32, 64)), RangeError, '@x/cbc: ivs overlaps dst');
       };
 
@@ -360,7 +483,12 @@ export function cbcConformance(kernel: string, { describe, it }: Suite, options:
         expectRejected((c) => c.decrypt(big.subarray(0, 64), big.subarray(16, 80), iv), RangeError, message, big);
         expectRejected((c) => c.encryptECB(big.subarray(1, 65), big.subarray(0, 64)), RangeError, message, big);
         expectRejected((c) => c.decryptECB(big.subarray(0, 64), big.subarray(40, 88)), RangeError, message, big);
-        expectRejected((c) => c.decryptSectors(big.subarray(48, 112), big.subarray(0, 64), 32, new Uint8Array(32)), RangeError, message, big);
+        expectRejected(
+          (c) => c.decryptSectors(big.subarray(48, 112), big.subarray(0, 64), 32, new Uint8Array(32)),
+          RangeError,
+          message,
+          big,
+        );
         // Adjacent is fine; so are separate buffers.
         const c = make(new Uint8Array(16));
         c.encrypt(big.subarray(64, 128), big.subarray(0, 64), iv);
@@ -373,8 +501,12 @@ export function cbcConformance(kernel: string, { describe, it }: Suite, options:
         c.dispose();
         const d = new Uint8Array(16);
         for (const call of [
-          () => c.encrypt(d, d, iv), () => c.decrypt(d, d, iv), () => c.encryptECB(d, d),
-          () => c.decryptECB(d, d), () => c.decryptSectors(d, d, 16, iv), () => c.encryptSectors(d, d, 16, iv),
+          () => c.encrypt(d, d, iv),
+          () => c.decrypt(d, d, iv),
+          () => c.encryptECB(d, d),
+          () => c.decryptECB(d, d),
+          () => c.decryptSectors(d, d, 16, iv),
+          () => c.encryptSectors(d, d, 16, iv),
         ]) {
           assert.throws(call, { message: '@x/cbc: cipher was disposed' });
         }

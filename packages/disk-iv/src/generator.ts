@@ -247,8 +247,7 @@ export function newIvGenerator(mode: string, volumeKey: Uint8Array, options?: Iv
       fail(RangeError, `${mode} takes a ${lengths.join(', ')}-byte volume key, not ${volumeKey.length} bytes`);
     }
   };
-  const make = (kind: Kind, cipher?: Cipher) =>
-    new DmCryptIvGenerator(mode, kind, sectorSize, ivLargeSectors, cipher);
+  const make = (kind: Kind, cipher?: Cipher) => new DmCryptIvGenerator(mode, kind, sectorSize, ivLargeSectors, cipher);
 
   switch (mode) {
     case 'null':

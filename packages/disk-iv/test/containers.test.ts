@@ -2,15 +2,32 @@
 // 512-byte-sector ones) for every IV mode, sector size and key size; @x/cbc + @x/disk-iv must decrypt
 // every payload sector back to the data, and re-encrypting the data must give cryptsetup's ciphertext.
 import { availableParallelism } from 'node:os';
-import { describeWithCryptsetup, convertToLuks1, makeLuks2Container, mapLimit, removeAllContainers, type Container } from '@x/containers';
+import {
+  describeWithCryptsetup,
+  convertToLuks1,
+  makeLuks2Container,
+  mapLimit,
+  removeAllContainers,
+  type Container,
+} from '@x/containers';
 import { kernels, newCipher } from '@x/cbc';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { newIvGenerator } from '../src/index.js';
 import { withKernel } from './kernels.js';
 
 // every mode of the issue, plus the other essiv hashes that cryptsetup can make here (essiv:blake2b-256
 // it cannot: its OpenSSL backend has no blake2b-256, see properties.test.ts for that one)
-const MODES = ['plain', 'plain64', 'plain64be', 'benbi', 'null', 'essiv:sha256', 'eboiv', 'essiv:md5', 'essiv:sha3-256'];
+const MODES = [
+  'plain',
+  'plain64',
+  'plain64be',
+  'benbi',
+  'null',
+  'essiv:sha256',
+  'eboiv',
+  'essiv:md5',
+  'essiv:sha3-256',
+];
 const SECTOR_SIZES = [512, 4096];
 const KEY_BITS = [128, 256];
 const DATA_BYTES = 128 * 1024; // 256 sectors of 512 bytes, 32 of 4096
@@ -20,7 +37,8 @@ describeWithCryptsetup('real LUKS containers made by cryptsetup', () => {
     SECTOR_SIZES.flatMap((sectorSize) => KEY_BITS.map((keySize) => ({ mode, sectorSize, keySize }))),
   );
   const made = new Map<string, { luks2: Container; luks1?: Container }>();
-  const label = (s: { mode: string; sectorSize: number; keySize: number }) => `${s.mode} ${s.sectorSize} AES-${s.keySize}`;
+  const label = (s: { mode: string; sectorSize: number; keySize: number }) =>
+    `${s.mode} ${s.sectorSize} AES-${s.keySize}`;
 
   beforeAll(async () => {
     const all = await mapLimit(specs, availableParallelism(), async (s) => {
@@ -33,7 +51,7 @@ describeWithCryptsetup('real LUKS containers made by cryptsetup', () => {
       const luks1 = s.sectorSize === 512 ? await convertToLuks1(luks2) : undefined;
       return { luks2, luks1 };
     });
-    specs.forEach((s, i) => made.set(label(s), all[i]));
+    for (const [i, s] of specs.entries()) made.set(label(s), all[i]);
   }, 120_000);
 
   afterAll(removeAllContainers);
@@ -65,7 +83,9 @@ describeWithCryptsetup('real LUKS containers made by cryptsetup', () => {
         for (const kernel of kernels()) {
           // essiv/eboiv on this kernel too
           const own = new Uint8Array(16 * n);
-          withKernel(kernel, () => newIvGenerator(c.ivMode, c.volumeKey, { sectorSize: c.sectorSize }).generate(own, 0, n));
+          withKernel(kernel, () =>
+            newIvGenerator(c.ivMode, c.volumeKey, { sectorSize: c.sectorSize }).generate(own, 0, n),
+          );
           expect(Buffer.compare(own, ivs), `${kernel}: IVs differ`).toBe(0);
           const cbc = newCipher(c.volumeKey, { kernel });
           // every payload sector, in one decryptSectors call

@@ -21,9 +21,18 @@ describe('newIvGenerator rejects', () => {
   const bad: [string, () => unknown, typeof TypeError | typeof RangeError, RegExp?][] = [
     ['an unknown mode', () => newIvGenerator('plain32', key16), RangeError, /unknown IV mode/],
     ['a mode in the wrong case (dm-crypt compares exactly)', () => newIvGenerator('PLAIN64', key16), RangeError],
-    ['lmk, tcw, random, elephant (not AES-CBC IV generators here)', () => newIvGenerator('elephant', key32), RangeError],
+    [
+      'lmk, tcw, random, elephant (not AES-CBC IV generators here)',
+      () => newIvGenerator('elephant', key32),
+      RangeError,
+    ],
     ['essiv without a hash', () => newIvGenerator('essiv', key16), RangeError, /needs a hash/],
-    ['essiv:sha1 (20-byte digest is no AES key)', () => newIvGenerator('essiv:sha1', key16), RangeError, /not supported/],
+    [
+      'essiv:sha1 (20-byte digest is no AES key)',
+      () => newIvGenerator('essiv:sha1', key16),
+      RangeError,
+      /not supported/,
+    ],
     ['essiv:sha224 (28 bytes)', () => newIvGenerator('essiv:sha224', key16), RangeError],
     ['essiv:sha384 (48 bytes)', () => newIvGenerator('essiv:sha384', key16), RangeError],
     ['essiv:sha512 (64 bytes)', () => newIvGenerator('essiv:sha512', key16), RangeError],
@@ -36,27 +45,47 @@ describe('newIvGenerator rejects', () => {
     ['essiv with a 64-byte key', () => newIvGenerator('essiv:sha256', new Uint8Array(64)), RangeError],
     ['plain64 with a 20-byte key', () => newIvGenerator('plain64', new Uint8Array(20)), RangeError],
     ['null with an empty key', () => newIvGenerator('null', new Uint8Array(0)), RangeError],
-    ['options that are not an object', () => newIvGenerator('plain', key16, 512 as unknown as IvGeneratorOptions), TypeError],
+    [
+      'options that are not an object',
+      () => newIvGenerator('plain', key16, 512 as unknown as IvGeneratorOptions),
+      TypeError,
+    ],
     ['sector size 256', () => newIvGenerator('plain', key16, { sectorSize: 256 }), RangeError, /sector size/],
     ['sector size 8192', () => newIvGenerator('plain', key16, { sectorSize: 8192 }), RangeError],
     ['sector size 3072 (not a power of two)', () => newIvGenerator('plain', key16, { sectorSize: 3072 }), RangeError],
     ['sector size 512.5', () => newIvGenerator('plain', key16, { sectorSize: 512.5 }), RangeError],
     ['sector size NaN', () => newIvGenerator('plain', key16, { sectorSize: NaN }), RangeError],
-    ['sector size as a string', () => newIvGenerator('plain', key16, { sectorSize: '512' as unknown as number }), TypeError],
-    ['ivLargeSectors that is not a boolean', () => newIvGenerator('plain', key16, { ivLargeSectors: 1 as unknown as boolean }), TypeError],
+    [
+      'sector size as a string',
+      () => newIvGenerator('plain', key16, { sectorSize: '512' as unknown as number }),
+      TypeError,
+    ],
+    [
+      'ivLargeSectors that is not a boolean',
+      () => newIvGenerator('plain', key16, { ivLargeSectors: 1 as unknown as boolean }),
+      TypeError,
+    ],
   ];
   for (const [what, fn, type, pattern] of bad) it(what, () => throwsPrefixed(fn, type, pattern));
 
   it('accepts every documented key length', () => {
-    for (const len of [16, 24, 32, 48, 64]) for (const m of ['plain', 'plain64', 'plain64be', 'benbi', 'null']) newIvGenerator(m, new Uint8Array(len));
-    for (const len of [16, 24, 32]) for (const m of ['eboiv', 'essiv:sha256', 'essiv:md5', 'essiv:sha3-256', 'essiv:blake2b-256']) newIvGenerator(m, new Uint8Array(len));
-    for (const sectorSize of [512, 1024, 2048, 4096]) newIvGenerator('plain', key16, { sectorSize, ivLargeSectors: true });
+    for (const len of [16, 24, 32, 48, 64])
+      for (const m of ['plain', 'plain64', 'plain64be', 'benbi', 'null']) newIvGenerator(m, new Uint8Array(len));
+    for (const len of [16, 24, 32])
+      for (const m of ['eboiv', 'essiv:sha256', 'essiv:md5', 'essiv:sha3-256', 'essiv:blake2b-256'])
+        newIvGenerator(m, new Uint8Array(len));
+    for (const sectorSize of [512, 1024, 2048, 4096])
+      newIvGenerator('plain', key16, { sectorSize, ivLargeSectors: true });
   });
 });
 
 describe('generate rejects, writing nothing', () => {
   const modes = ['plain', 'plain64', 'plain64be', 'benbi', 'null', 'essiv:sha256', 'eboiv'];
-  const cases: [string, (g: ReturnType<typeof newIvGenerator>, ivs: Uint8Array) => unknown, typeof TypeError | typeof RangeError][] = [
+  const cases: [
+    string,
+    (g: ReturnType<typeof newIvGenerator>, ivs: Uint8Array) => unknown,
+    typeof TypeError | typeof RangeError,
+  ][] = [
     ['a negative number', (g, ivs) => g.generate(ivs, -1, 2), RangeError],
     ['a negative bigint', (g, ivs) => g.generate(ivs, -1n, 2), RangeError],
     ['a fractional sector', (g, ivs) => g.generate(ivs, 1.5, 2), RangeError],

@@ -65,7 +65,8 @@ export interface SectorCipher {
 
 function overlapsBadly(a: Uint8Array, b: Uint8Array, n: number): boolean {
   if (a.buffer !== b.buffer || n === 0) return false;
-  const a0 = a.byteOffset, b0 = b.byteOffset;
+  const a0 = a.byteOffset,
+    b0 = b.byteOffset;
   return a0 !== b0 && a0 < b0 + n && b0 < a0 + n;
 }
 
@@ -82,7 +83,14 @@ class DmCryptSectorCipher implements SectorCipher {
   #ivView = new Uint8Array(0);
   #disposed = false;
 
-  constructor(spec: CipherSpec, key: Uint8Array, sectorSize: number, ivLargeSectors: boolean, ivOffset: number | bigint, kernel: string | undefined) {
+  constructor(
+    spec: CipherSpec,
+    key: Uint8Array,
+    sectorSize: number,
+    ivLargeSectors: boolean,
+    ivOffset: number | bigint,
+    kernel: string | undefined,
+  ) {
     this.spec = spec;
     this.sectorSize = sectorSize;
     this.#ivOffset = ivOffset;
@@ -98,7 +106,9 @@ class DmCryptSectorCipher implements SectorCipher {
         this.#ivGen = newIvGenerator(spec.ivMode, key, { sectorSize, ivLargeSectors });
       } catch (error) {
         this.dispose();
-        throw new RangeError(`${PREFIX}: unsupported cipher spec "${spec.canonical}": ${(error as Error).message}`, { cause: error });
+        throw new RangeError(`${PREFIX}: unsupported cipher spec "${spec.canonical}": ${(error as Error).message}`, {
+          cause: error,
+        });
       }
     }
   }
@@ -109,13 +119,19 @@ class DmCryptSectorCipher implements SectorCipher {
     if (!(dst instanceof Uint8Array)) throw new TypeError(`${PREFIX}: dst must be a Uint8Array`);
     if (!(src instanceof Uint8Array)) throw new TypeError(`${PREFIX}: src must be a Uint8Array`);
     if (src.length % this.sectorSize !== 0) {
-      throw new RangeError(`${PREFIX}: src is not a whole number of ${this.sectorSize}-byte sectors (${src.length} bytes)`);
+      throw new RangeError(
+        `${PREFIX}: src is not a whole number of ${this.sectorSize}-byte sectors (${src.length} bytes)`,
+      );
     }
-    if (dst.length < src.length) throw new RangeError(`${PREFIX}: dst is shorter than src (${dst.length} < ${src.length} bytes)`);
-    if (overlapsBadly(dst, src, src.length)) throw new RangeError(`${PREFIX}: dst and src overlap without being the same bytes`);
+    if (dst.length < src.length)
+      throw new RangeError(`${PREFIX}: dst is shorter than src (${dst.length} < ${src.length} bytes)`);
+    if (overlapsBadly(dst, src, src.length))
+      throw new RangeError(`${PREFIX}: dst and src overlap without being the same bytes`);
     if (typeof firstSector === 'number') {
       if (!Number.isSafeInteger(firstSector) || firstSector < 0) {
-        throw new RangeError(`${PREFIX}: firstSector ${firstSector} is not a non-negative safe integer (pass a bigint past 2^53 - 1)`);
+        throw new RangeError(
+          `${PREFIX}: firstSector ${firstSector} is not a non-negative safe integer (pass a bigint past 2^53 - 1)`,
+        );
       }
     } else if (typeof firstSector === 'bigint') {
       if (firstSector < 0n) throw new RangeError(`${PREFIX}: firstSector ${firstSector} is negative`);
@@ -208,22 +224,28 @@ export function newSectorCipher(spec: string, key: Uint8Array, options: SectorCi
   if (options === null || typeof options !== 'object') throw new TypeError(`${PREFIX}: options must be an object`);
   const sectorSize = options.sectorSize ?? 512;
   if (typeof sectorSize !== 'number') throw new TypeError(`${PREFIX}: sectorSize must be a number`);
-  if (!SECTOR_SIZES.includes(sectorSize)) throw new RangeError(`${PREFIX}: sector size ${sectorSize} is not 512, 1024, 2048 or 4096`);
+  if (!SECTOR_SIZES.includes(sectorSize))
+    throw new RangeError(`${PREFIX}: sector size ${sectorSize} is not 512, 1024, 2048 or 4096`);
   const lengths = parsed.chainMode === 'xts' ? [32, 64] : [16, 24, 32];
   if (!lengths.includes(key.length)) {
-    throw new RangeError(`${PREFIX}: ${parsed.canonical} takes a key of ${lengths.join(' or ')} bytes, got ${key.length}`);
+    throw new RangeError(
+      `${PREFIX}: ${parsed.canonical} takes a key of ${lengths.join(' or ')} bytes, got ${key.length}`,
+    );
   }
   const ivLargeSectors = options.ivLargeSectors ?? false;
   if (typeof ivLargeSectors !== 'boolean') throw new TypeError(`${PREFIX}: ivLargeSectors must be a boolean`);
   const rawOffset = options.ivOffset ?? 0;
-  if (typeof rawOffset !== 'number' && typeof rawOffset !== 'bigint') throw new TypeError(`${PREFIX}: ivOffset must be a number or a bigint`);
+  if (typeof rawOffset !== 'number' && typeof rawOffset !== 'bigint')
+    throw new TypeError(`${PREFIX}: ivOffset must be a number or a bigint`);
   if (typeof rawOffset === 'number' && (!Number.isSafeInteger(rawOffset) || rawOffset < 0)) {
     throw new RangeError(`${PREFIX}: ivOffset ${rawOffset} is not a non-negative safe integer`);
   }
   const off = BigInt(rawOffset);
   const per = BigInt(sectorSize / 512);
   if (off < 0n || off % per !== 0n) {
-    throw new RangeError(`${PREFIX}: ivOffset ${off} (512-byte units) is not a whole number of ${sectorSize}-byte sectors`);
+    throw new RangeError(
+      `${PREFIX}: ivOffset ${off} (512-byte units) is not a whole number of ${sectorSize}-byte sectors`,
+    );
   }
   // dm-crypt adds iv_offset in 512-byte units, before iv_large_sectors divides by the sector size; for an
   // offset of whole sectors both come to the same: firstSector + ivOffset / (sectorSize / 512).

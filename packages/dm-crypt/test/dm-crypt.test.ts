@@ -10,7 +10,8 @@ interface Case {
 
 const CASES: Case[] = [
   ...['plain', 'plain64', 'plain64be', 'benbi', 'null', 'essiv:sha256', 'essiv:md5', 'eboiv'].map((iv) => ({
-    spec: `aes-cbc-${iv}`, keys: [16, 24, 32],
+    spec: `aes-cbc-${iv}`,
+    keys: [16, 24, 32],
   })),
   { spec: 'capi:cbc(aes)-essiv:sha256', keys: [16, 32] },
   { spec: 'capi:cbc(aes)-plain64', keys: [32] },
@@ -22,8 +23,18 @@ const CASES: Case[] = [
 
 describe('parseCipherSpec', () => {
   it('reads both forms', () => {
-    expect(parseCipherSpec('aes-cbc-essiv:sha256')).toEqual({ cipher: 'aes', chainMode: 'cbc', ivMode: 'essiv:sha256', canonical: 'aes-cbc-essiv:sha256' });
-    expect(parseCipherSpec('capi:xts(aes)-plain64')).toEqual({ cipher: 'aes', chainMode: 'xts', ivMode: 'plain64', canonical: 'aes-xts-plain64' });
+    expect(parseCipherSpec('aes-cbc-essiv:sha256')).toEqual({
+      cipher: 'aes',
+      chainMode: 'cbc',
+      ivMode: 'essiv:sha256',
+      canonical: 'aes-cbc-essiv:sha256',
+    });
+    expect(parseCipherSpec('capi:xts(aes)-plain64')).toEqual({
+      cipher: 'aes',
+      chainMode: 'xts',
+      ivMode: 'plain64',
+      canonical: 'aes-xts-plain64',
+    });
     expect(parseCipherSpec('capi:ecb(aes)').canonical).toBe('aes-ecb');
   });
 
@@ -84,7 +95,10 @@ describe('IV numbering options', () => {
     const key = new Uint8Array(randomBytes(32));
     const data = new Uint8Array(randomBytes(3 * sectorSize));
     const { chainMode, ivMode } = parseCipherSpec(spec);
-    const want = referenceCrypt('encrypt', { chainMode, ivMode }, key, data, 11n, sectorSize, { ivLargeSectors, ivOffset });
+    const want = referenceCrypt('encrypt', { chainMode, ivMode }, key, data, 11n, sectorSize, {
+      ivLargeSectors,
+      ivOffset,
+    });
     const c = newSectorCipher(spec, key, { sectorSize, ivLargeSectors, ivOffset });
     const enc = new Uint8Array(data.length);
     c.encrypt(enc, data, 11);
@@ -114,18 +128,30 @@ describe('IV numbering options', () => {
 describe('errors, and nothing written', () => {
   const key = new Uint8Array(32).fill(7);
   it('refuses bad options and keys', () => {
-    expect(() => newSectorCipher('aes-cbc-plain64', key, { sectorSize: 520 })).toThrow(/^@x\/dm-crypt: sector size 520/);
-    expect(() => newSectorCipher('aes-cbc-plain64', new Uint8Array(64))).toThrow(/takes a key of 16 or 24 or 32 bytes, got 64/);
-    expect(() => newSectorCipher('aes-xts-plain64', new Uint8Array(16))).toThrow(/takes a key of 32 or 64 bytes, got 16/);
-    expect(() => newSectorCipher('aes-cbc-plain64', key, { sectorSize: 4096, ivOffset: 3 })).toThrow(/ivOffset 3 .* not a whole number of 4096-byte sectors/);
-    expect(() => newSectorCipher('aes-cbc-essiv:sha1', key)).toThrow(/^@x\/dm-crypt: unsupported cipher spec "aes-cbc-essiv:sha1"/);
+    expect(() => newSectorCipher('aes-cbc-plain64', key, { sectorSize: 520 })).toThrow(
+      /^@x\/dm-crypt: sector size 520/,
+    );
+    expect(() => newSectorCipher('aes-cbc-plain64', new Uint8Array(64))).toThrow(
+      /takes a key of 16 or 24 or 32 bytes, got 64/,
+    );
+    expect(() => newSectorCipher('aes-xts-plain64', new Uint8Array(16))).toThrow(
+      /takes a key of 32 or 64 bytes, got 16/,
+    );
+    expect(() => newSectorCipher('aes-cbc-plain64', key, { sectorSize: 4096, ivOffset: 3 })).toThrow(
+      /ivOffset 3 .* not a whole number of 4096-byte sectors/,
+    );
+    expect(() => newSectorCipher('aes-cbc-essiv:sha1', key)).toThrow(
+      /^@x\/dm-crypt: unsupported cipher spec "aes-cbc-essiv:sha1"/,
+    );
     expect(() => newSectorCipher('aes-cbc-plain64', 'key' as unknown as Uint8Array)).toThrow(TypeError);
   });
 
   it('checks calls before writing', () => {
     const c = newSectorCipher('aes-cbc-plain64', key);
     const dst = new Uint8Array(1024).fill(0xaa);
-    expect(() => c.decrypt(dst, new Uint8Array(500), 0)).toThrow(/^@x\/dm-crypt: src is not a whole number of 512-byte sectors/);
+    expect(() => c.decrypt(dst, new Uint8Array(500), 0)).toThrow(
+      /^@x\/dm-crypt: src is not a whole number of 512-byte sectors/,
+    );
     expect(() => c.decrypt(dst.subarray(0, 512), new Uint8Array(1024), 0)).toThrow(/dst is shorter than src/);
     expect(() => c.decrypt(dst, new Uint8Array(1024), -1)).toThrow(/firstSector -1/);
     expect(() => c.decrypt(dst, new Uint8Array(1024), 1.5)).toThrow(RangeError);

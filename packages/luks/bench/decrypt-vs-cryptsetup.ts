@@ -62,7 +62,7 @@ async function sha256File(path: string, offset = 0): Promise<string> {
   const h = createHash('sha256');
   const buf = Buffer.alloc(16 << 20);
   try {
-    for (let pos = offset; ;) {
+    for (let pos = offset; ; ) {
       const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
       if (bytesRead === 0) break;
       h.update(buf.subarray(0, bytesRead));
@@ -79,7 +79,7 @@ async function copyTail(src: string, dst: string, offset: number): Promise<void>
   const [i, o] = await Promise.all([open(src, 'r'), open(dst, 'w')]);
   const buf = Buffer.alloc(16 << 20);
   try {
-    for (let pos = offset, w = 0; ;) {
+    for (let pos = offset, w = 0; ; ) {
       const { bytesRead } = await i.read(buf, 0, buf.length, pos);
       if (bytesRead === 0) break;
       await o.write(buf, 0, bytesRead, w);
@@ -93,25 +93,60 @@ async function copyTail(src: string, dst: string, offset: number): Promise<void>
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-console.error(`bench: making a ${SIZE >> 20} MiB LUKS2 aes-xts-plain64 container (${SECTOR}-byte sectors) with cryptsetup ${cs.version} …`);
+console.error(
+  `bench: making a ${SIZE >> 20} MiB LUKS2 aes-xts-plain64 container (${SECTOR}-byte sectors) with cryptsetup ${cs.version} …`,
+);
 const c = await makeLuks2Container({
-  cipher: 'aes-xts-plain64', keySize: 512, sectorSize: SECTOR, dataSize: SIZE, passphrases: ['bench passphrase'],
+  cipher: 'aes-xts-plain64',
+  keySize: 512,
+  sectorSize: SECTOR,
+  dataSize: SIZE,
+  passphrases: ['bench passphrase'],
   pbkdf: { type: 'pbkdf2', iterations: 1000, hash: 'sha256' },
 });
 const want = createHash('sha256').update(c.original).digest('hex');
 const base = c.path.replace(/\.luks2\.img$/, '');
-const pass = `${base}.pass`, out = `${base}.out`, header = `${base}.hdr`, data = `${base}.data`, vk = `${base}.vk`;
+const pass = `${base}.pass`,
+  out = `${base}.out`,
+  header = `${base}.hdr`,
+  data = `${base}.data`,
+  vk = `${base}.vk`;
 await writeFile(pass, 'bench passphrase');
 await writeFile(vk, c.volumeKey, { mode: 0o600 });
-const cipherText = createHash('sha256').update(await c.readPayload()).digest('hex');
+const cipherText = createHash('sha256')
+  .update(await c.readPayload())
+  .digest('hex');
 
 /** A payload-only copy of the container and a detached header for it (offset 0, same volume key). */
 async function detachedCopy(): Promise<void> {
   await rm(header, { force: true });
   await copyTail(c.path, data, c.payloadOffset);
-  await runCryptsetup(['luksFormat', '--type', 'luks2', '--header', header, '--offset', '0', '--volume-key-file', vk,
-    '--cipher', 'aes-xts-plain64', '--key-size', '512', '--sector-size', String(SECTOR),
-    '--pbkdf', 'pbkdf2', '--pbkdf-force-iterations', '1000', '--key-file', pass, '--batch-mode', '--disable-locks', data]);
+  await runCryptsetup([
+    'luksFormat',
+    '--type',
+    'luks2',
+    '--header',
+    header,
+    '--offset',
+    '0',
+    '--volume-key-file',
+    vk,
+    '--cipher',
+    'aes-xts-plain64',
+    '--key-size',
+    '512',
+    '--sector-size',
+    String(SECTOR),
+    '--pbkdf',
+    'pbkdf2',
+    '--pbkdf-force-iterations',
+    '1000',
+    '--key-file',
+    pass,
+    '--batch-mode',
+    '--disable-locks',
+    data,
+  ]);
   if ((await sha256File(data)) !== cipherText) throw new Error('luksFormat --header changed the data file');
 }
 
@@ -128,16 +163,32 @@ try {
     await rm(out, { force: true });
 
     const times: number[] = [];
-    for (const [extra, into] of [[[], crypt], [['--resilience', 'none'], cryptNone]] as const) {
+    for (const [extra, into] of [
+      [[], crypt],
+      [['--resilience', 'none'], cryptNone],
+    ] as const) {
       await detachedCopy();
-      const b = await run(cs.path!, ['reencrypt', '--decrypt', '--force-offline-reencrypt', ...extra, '--header', header, data,
-        '--key-file', pass, '--batch-mode', '--disable-locks']);
+      const b = await run(cs.path!, [
+        'reencrypt',
+        '--decrypt',
+        '--force-offline-reencrypt',
+        ...extra,
+        '--header',
+        header,
+        data,
+        '--key-file',
+        pass,
+        '--batch-mode',
+        '--disable-locks',
+      ]);
       if ((await sha256File(data)) !== want) throw new Error('cryptsetup output differs from the original data');
       into.push(b.ms);
       times.push(b.ms);
       await rm(data, { force: true });
     }
-    console.error(`bench: round ${r + 1}/${ROUNDS}: x-luks ${(a.ms / 1000).toFixed(2)} s, cryptsetup ${times.map((t) => `${(t / 1000).toFixed(2)} s`).join(' / ')}`);
+    console.error(
+      `bench: round ${r + 1}/${ROUNDS}: x-luks ${(a.ms / 1000).toFixed(2)} s, cryptsetup ${times.map((t) => `${(t / 1000).toFixed(2)} s`).join(' / ')}`,
+    );
   }
 } finally {
   await Promise.all([pass, out, header, data, vk].map((f) => rm(f, { force: true })));
@@ -145,10 +196,22 @@ try {
 }
 
 const mbs = (ms: number) => (SIZE / 1e6 / (ms / 1000)).toFixed(1);
-const xm = median(xluks), cm = median(crypt), cn = median(cryptNone);
+const xm = median(xluks),
+  cm = median(crypt),
+  cn = median(cryptNone);
 console.log(`| tool | work | time (median of ${ROUNDS}) | MB/s | vs cryptsetup |`);
 console.log('| --- | --- | ---: | ---: | ---: |');
-console.log(`| x-luks decrypt (node ${process.versions.node}, kernel ${kernel}) | ${SIZE >> 20} MiB aes-xts-plain64, ${SECTOR}-byte sectors, image → new file | ${(xm / 1000).toFixed(2)} s | ${mbs(xm)} | ${(cm / xm).toFixed(2)}× |`);
-console.log(`| cryptsetup ${cs.version} reencrypt --decrypt --force-offline-reencrypt | same payload, detached header, in place | ${(cm / 1000).toFixed(2)} s | ${mbs(cm)} | 1.00× |`);
-console.log(`| cryptsetup ${cs.version} reencrypt --decrypt --force-offline-reencrypt --resilience none | same | ${(cn / 1000).toFixed(2)} s | ${mbs(cn)} | ${(cm / cn).toFixed(2)}× |`);
-console.log(`\n${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}; times include process start and key derivation (pbkdf2, 1000 iterations).`);
+console.log(
+  `| x-luks decrypt (node ${process.versions.node}, kernel ${kernel}) | ${SIZE >> 20} MiB aes-xts-plain64, ${SECTOR}-byte sectors, image → new file | ${(xm / 1000).toFixed(2)} s | ${mbs(xm)} | ${(cm / xm).toFixed(2)}× |`,
+);
+console.log(
+  `| cryptsetup ${cs.version} reencrypt --decrypt --force-offline-reencrypt | same payload, detached header, in place | ${(cm / 1000).toFixed(2)} s | ${mbs(cm)} | 1.00× |`,
+);
+console.log(
+  `| cryptsetup ${cs.version} reencrypt --decrypt --force-offline-reencrypt --resilience none | same | ${(cn / 1000).toFixed(2)} s | ${mbs(cn)} | ${(cm / cn).toFixed(2)}× |`,
+);
+console.log(
+  `\n${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, load average ${loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ')}; times include process start and key derivation (pbkdf2, 1000 iterations).`,
+);

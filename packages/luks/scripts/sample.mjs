@@ -30,7 +30,9 @@ try {
   const lines = expected.toString('utf8').split('\n');
   console.log(`\n$ head -n 9 ${out}`);
   console.log(lines.slice(0, 9).join('\n'));
-  console.log(`… (${lines.length - 1} lines of text, then ${rest.length} zero bytes: the plaintext is exactly the text the volume was made from)\n`);
+  console.log(
+    `… (${lines.length - 1} lines of text, then ${rest.length} zero bytes: the plaintext is exactly the text the volume was made from)\n`,
+  );
 } finally {
   await rm(dir, { recursive: true, force: true });
 }

@@ -11,8 +11,15 @@ function diffuse(d: Uint8Array, hashName: string): void {
   const counter = new Uint8Array(4);
   for (let i = 0, o = 0; o < d.length; i++, o += h.size) {
     const n = Math.min(h.size, d.length - o);
-    counter[0] = i >>> 24; counter[1] = (i >>> 16) & 0xff; counter[2] = (i >>> 8) & 0xff; counter[3] = i & 0xff;
-    const digest = h.fn.create().update(counter).update(d.subarray(o, o + n)).digest();
+    counter[0] = i >>> 24;
+    counter[1] = (i >>> 16) & 0xff;
+    counter[2] = (i >>> 8) & 0xff;
+    counter[3] = i & 0xff;
+    const digest = h.fn
+      .create()
+      .update(counter)
+      .update(d.subarray(o, o + n))
+      .digest();
     d.set(digest.subarray(0, n), o);
     digest.fill(0);
   }

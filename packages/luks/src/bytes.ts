@@ -3,11 +3,13 @@
 import { HeaderError } from './errors.js';
 
 export const u16be = (b: Uint8Array, o: number): number => (b[o] << 8) | b[o + 1];
-export const u32be = (b: Uint8Array, o: number): number => ((b[o] << 24) | (b[o + 1] << 16) | (b[o + 2] << 8) | b[o + 3]) >>> 0;
+export const u32be = (b: Uint8Array, o: number): number =>
+  ((b[o] << 24) | (b[o + 1] << 16) | (b[o + 2] << 8) | b[o + 3]) >>> 0;
 
 /** A 64-bit big-endian field, as a number; a HeaderError past 2^53 − 1. */
 export function u64be(b: Uint8Array, o: number, what: string): number {
-  const hi = u32be(b, o), lo = u32be(b, o + 4);
+  const hi = u32be(b, o),
+    lo = u32be(b, o + 4);
   if (hi > 0x1fffff) throw new HeaderError(`@x/luks: ${what} is too large`);
   return hi * 0x1_0000_0000 + lo;
 }

@@ -52,11 +52,12 @@ class UsageError extends Error {}
 
 const MiB = 1024 * 1024;
 const fmtMiB = (n: number) => (n < MiB ? `${(n / 1024).toFixed(0)} KiB` : `${(n / MiB).toFixed(1)} MiB`);
-const fmtRate = (bytes: number, ms: number) => `${ms > 0 ? ((bytes / 1e6) / (ms / 1000)).toFixed(1) : '∞'} MB/s`;
+const fmtRate = (bytes: number, ms: number) => `${ms > 0 ? (bytes / 1e6 / (ms / 1000)).toFixed(1) : '∞'} MB/s`;
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<Uint8Array> {
   const parts: Uint8Array[] = [];
-  for await (const part of stream as AsyncIterable<Uint8Array | string>) parts.push(typeof part === 'string' ? Buffer.from(part) : part);
+  for await (const part of stream as AsyncIterable<Uint8Array | string>)
+    parts.push(typeof part === 'string' ? Buffer.from(part) : part);
   const out = new Uint8Array(Buffer.concat(parts));
   for (const p of parts) p.fill(0);
   return out;
@@ -112,7 +113,9 @@ function progress(io: CliIo, total: number) {
       const f = total === 0 ? 1 : done / total;
       const width = 30;
       const full = Math.round(f * width);
-      io.stderr.write(`\r[${'#'.repeat(full)}${' '.repeat(width - full)}] ${(100 * f).toFixed(0).padStart(3)}%  ${fmtMiB(done)} / ${fmtMiB(total)}  ${fmtRate(done, now - start)} `);
+      io.stderr.write(
+        `\r[${'#'.repeat(full)}${' '.repeat(width - full)}] ${(100 * f).toFixed(0).padStart(3)}%  ${fmtMiB(done)} / ${fmtMiB(total)}  ${fmtRate(done, now - start)} `,
+      );
     },
     finish(done: number) {
       const ms = performance.now() - start;
@@ -123,7 +126,11 @@ function progress(io: CliIo, total: number) {
 }
 
 /** Writes all of `buf` to the file at `position` (null: at the current position, for devices and FIFOs). */
-async function writeFully(fh: import('node:fs/promises').FileHandle, buf: Uint8Array, position: number | null): Promise<void> {
+async function writeFully(
+  fh: import('node:fs/promises').FileHandle,
+  buf: Uint8Array,
+  position: number | null,
+): Promise<void> {
   let done = 0;
   while (done < buf.length) {
     const { bytesWritten } = await fh.write(buf, done, buf.length - done, position === null ? null : position + done);
@@ -141,7 +148,11 @@ function writeStream(stream: NodeJS.WritableStream, buf: Uint8Array): Promise<vo
  * Streams the whole payload of `volume` to `write`, chunk by chunk: chunk i+1 is read and decrypted
  * while chunk i is being written; two buffers, allocated once.
  */
-async function pump(volume: LuksVolume, write: (buf: Uint8Array, position: number) => Promise<void>, onProgress: (done: number) => void): Promise<number> {
+async function pump(
+  volume: LuksVolume,
+  write: (buf: Uint8Array, position: number) => Promise<void>,
+  onProgress: (done: number) => void,
+): Promise<number> {
   const chunk = Math.min(CHUNK_BYTES, Math.max(volume.sectorSize, volume.payloadSize));
   const buffers = [new Uint8Array(chunk), new Uint8Array(chunk)];
   let pending: Promise<void> = Promise.resolve();
@@ -185,15 +196,24 @@ async function exists(path: string): Promise<import('node:fs').Stats | undefined
   }
 }
 
-async function decrypt(io: CliIo, image: string, out: string, secret: { passphrase?: Uint8Array; volumeKey?: Uint8Array }, keyslot: string | undefined, force: boolean): Promise<void> {
+async function decrypt(
+  io: CliIo,
+  image: string,
+  out: string,
+  secret: { passphrase?: Uint8Array; volumeKey?: Uint8Array },
+  keyslot: string | undefined,
+  force: boolean,
+): Promise<void> {
   const existing = out === '-' ? undefined : await exists(out);
   if (existing && !force) throw new UsageError(`${out} exists; pass --force to overwrite it`);
   const src = await openFileSource(image);
   let volume: LuksVolume | undefined;
   try {
     volume = await openLuks(src, { ...secret, keyslot });
-    io.stderr.write(`x-luks: LUKS${volume.version} ${volume.cipher}, ${volume.sectorSize}-byte sectors, ${fmtMiB(volume.payloadSize)} of payload at ${volume.payloadOffset}` +
-      `${volume.keyslot === undefined ? ', volume key given' : `, keyslot ${volume.keyslot}`}, kernel ${volume.kernel}\n`);
+    io.stderr.write(
+      `x-luks: LUKS${volume.version} ${volume.cipher}, ${volume.sectorSize}-byte sectors, ${fmtMiB(volume.payloadSize)} of payload at ${volume.payloadOffset}` +
+        `${volume.keyslot === undefined ? ', volume key given' : `, keyslot ${volume.keyslot}`}, kernel ${volume.kernel}\n`,
+    );
     const bar = progress(io, volume.payloadSize);
     if (out === '-') {
       const total = await pump(volume, (buf) => writeStream(io.stdout, buf), bar.update);
@@ -204,7 +224,9 @@ async function decrypt(io: CliIo, image: string, out: string, secret: { passphra
       // a device or a FIFO (e.g. /dev/null), with --force: written in place, there is nothing to rename
       const fh = await open(out, 'w');
       try {
-        bar.finish(await pump(volume, (buf, pos) => writeFully(fh, buf, existing.isBlockDevice() ? pos : null), bar.update));
+        bar.finish(
+          await pump(volume, (buf, pos) => writeFully(fh, buf, existing.isBlockDevice() ? pos : null), bar.update),
+        );
       } finally {
         await fh.close();
       }
@@ -215,7 +237,9 @@ async function decrypt(io: CliIo, image: string, out: string, secret: { passphra
     const cleanup = () => {
       try {
         rmSync(tmp, { force: true }); // synchronous: a signal handler cannot wait
-      } catch { /* already gone */ }
+      } catch {
+        /* already gone */
+      }
     };
     const onSignal = (sig: NodeJS.Signals) => {
       cleanup();
@@ -226,7 +250,8 @@ async function decrypt(io: CliIo, image: string, out: string, secret: { passphra
     try {
       const total = await pump(volume, (buf, pos) => writeFully(fh, buf, pos), bar.update);
       await fh.close();
-      if (!force && (await exists(out))) throw new UsageError(`${out} appeared while decrypting; pass --force to overwrite it`);
+      if (!force && (await exists(out)))
+        throw new UsageError(`${out} appeared while decrypting; pass --force to overwrite it`);
       await rename(tmp, out);
       bar.finish(total);
     } catch (e) {
@@ -280,9 +305,12 @@ export async function main(argv: readonly string[], io: CliIo = process): Promis
     }
     if (command === 'decrypt') {
       if (rest.length !== 2) throw new UsageError('decrypt takes IMAGE and OUT');
-      const pf = values['passphrase-file'], kf = values['key-file'];
-      if ((pf === undefined) === (kf === undefined)) throw new UsageError('decrypt needs exactly one of --passphrase-file and --key-file');
-      if (values.keyslot !== undefined && !/^\d+$/.test(values.keyslot)) throw new UsageError('--keyslot takes a keyslot number');
+      const pf = values['passphrase-file'],
+        kf = values['key-file'];
+      if ((pf === undefined) === (kf === undefined))
+        throw new UsageError('decrypt needs exactly one of --passphrase-file and --key-file');
+      if (values.keyslot !== undefined && !/^\d+$/.test(values.keyslot))
+        throw new UsageError('--keyslot takes a keyslot number');
       secretBytes = await readSecret(io, (pf ?? kf)!, pf !== undefined ? 'passphrase' : 'volume key');
       const secret = pf !== undefined ? { passphrase: secretBytes } : { volumeKey: secretBytes };
       await decrypt(io, rest[0], rest[1], secret, values.keyslot, values.force === true);

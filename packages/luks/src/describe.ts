@@ -54,8 +54,13 @@ export function describeHeader(h: LuksHeader): string {
     add(`MK iterations:   ${h.mkDigestIterations}`);
     add('Keyslots:');
     for (const k of h.keyslots) {
-      if (!k.active) { add(`  ${k.index}: disabled`); continue; }
-      add(`  ${k.index}: enabled  pbkdf2-${h.hashSpec}, ${k.iterations} iterations, ${k.stripes} stripes, key material at sector ${k.keyMaterialOffset}`);
+      if (!k.active) {
+        add(`  ${k.index}: disabled`);
+        continue;
+      }
+      add(
+        `  ${k.index}: enabled  pbkdf2-${h.hashSpec}, ${k.iterations} iterations, ${k.stripes} stripes, key material at sector ${k.keyMaterialOffset}`,
+      );
     }
     return lines.join('\n');
   }
@@ -85,7 +90,8 @@ export function describeHeader(h: LuksHeader): string {
     add(`     Priority:   ${['ignored', 'normal', 'preferred'][k.priority] ?? k.priority}`);
     if (k.area) add(`     Cipher:     ${k.area.encryption} (${k.area.keySize * 8}-bit key)`);
     if (k.kdf?.type === 'pbkdf2') add(`     PBKDF:      pbkdf2-${k.kdf.hash}, ${k.kdf.iterations} iterations`);
-    else if (k.kdf) add(`     PBKDF:      ${k.kdf.type}, time ${k.kdf.time}, memory ${k.kdf.memory} KiB, ${k.kdf.cpus} threads`);
+    else if (k.kdf)
+      add(`     PBKDF:      ${k.kdf.type}, time ${k.kdf.time}, memory ${k.kdf.memory} KiB, ${k.kdf.cpus} threads`);
     if (k.af) add(`     AF:         ${k.af.stripes} stripes, ${k.af.hash}`);
     if (k.area) add(`     Area:       ${k.area.offset} + ${k.area.size} [bytes]`);
   }

@@ -48,12 +48,15 @@ export async function openFileSource(path: string): Promise<ByteSource & { close
     size,
     async read(offset, dst) {
       if (offset + dst.length > size) {
-        throw new LuksError(`@x/luks: the image is truncated: bytes ${offset}..${offset + dst.length} wanted, it has ${size}`);
+        throw new LuksError(
+          `@x/luks: the image is truncated: bytes ${offset}..${offset + dst.length} wanted, it has ${size}`,
+        );
       }
       let done = 0;
       while (done < dst.length) {
         const { bytesRead } = await fh.read(dst, done, dst.length - done, offset + done);
-        if (bytesRead === 0) throw new LuksError(`@x/luks: ${path} ended at ${offset + done} while reading (truncated?)`);
+        if (bytesRead === 0)
+          throw new LuksError(`@x/luks: ${path} ended at ${offset + done} while reading (truncated?)`);
         done += bytesRead;
       }
     },

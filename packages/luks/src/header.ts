@@ -38,7 +38,9 @@ export async function readHeaderFrom(source: ByteSource): Promise<LuksHeader> {
     return await readLuks2(source);
   } catch (e) {
     if (!magic && e instanceof HeaderError) {
-      throw new HeaderError(`@x/luks: not a LUKS volume (no LUKS magic at offset 0, no LUKS2 secondary header)`, { cause: e });
+      throw new HeaderError(`@x/luks: not a LUKS volume (no LUKS magic at offset 0, no LUKS2 secondary header)`, {
+        cause: e,
+      });
     }
     throw e;
   }

@@ -13,7 +13,11 @@ import { hashByName } from './hashes.js';
 
 interface SubtleLike {
   importKey(format: 'raw', key: Uint8Array, alg: string, extractable: boolean, usages: string[]): Promise<unknown>;
-  deriveBits(alg: { name: string; hash: string; salt: Uint8Array; iterations: number }, key: unknown, bits: number): Promise<ArrayBuffer>;
+  deriveBits(
+    alg: { name: string; hash: string; salt: Uint8Array; iterations: number },
+    key: unknown,
+    bits: number,
+  ): Promise<ArrayBuffer>;
 }
 
 function subtle(): SubtleLike | undefined {
@@ -21,13 +25,21 @@ function subtle(): SubtleLike | undefined {
 }
 
 /** PBKDF2 with the header's hash name; returns a new array the caller wipes. */
-export async function pbkdf2(hashName: string, password: Uint8Array, salt: Uint8Array, iterations: number, length: number): Promise<Uint8Array> {
+export async function pbkdf2(
+  hashName: string,
+  password: Uint8Array,
+  salt: Uint8Array,
+  iterations: number,
+  length: number,
+): Promise<Uint8Array> {
   const hash = hashByName(hashName);
   const s = subtle();
   if (s && hash.webCrypto && password.length > 0) {
     try {
       const key = await s.importKey('raw', password, 'PBKDF2', false, ['deriveBits']);
-      return new Uint8Array(await s.deriveBits({ name: 'PBKDF2', hash: hash.webCrypto, salt, iterations }, key, 8 * length));
+      return new Uint8Array(
+        await s.deriveBits({ name: 'PBKDF2', hash: hash.webCrypto, salt, iterations }, key, 8 * length),
+      );
     } catch {
       // fall through to the portable implementation
     }
@@ -44,9 +56,19 @@ export interface Argon2Params {
 }
 
 /** Argon2i/Argon2id (version 0x13, as cryptsetup uses) through hash-wasm. */
-export async function argon2(p: Argon2Params, password: Uint8Array, salt: Uint8Array, length: number): Promise<Uint8Array> {
+export async function argon2(
+  p: Argon2Params,
+  password: Uint8Array,
+  salt: Uint8Array,
+  length: number,
+): Promise<Uint8Array> {
   const options = {
-    password, salt, iterations: p.time, parallelism: p.cpus, memorySize: p.memory, hashLength: length,
+    password,
+    salt,
+    iterations: p.time,
+    parallelism: p.cpus,
+    memorySize: p.memory,
+    hashLength: length,
     outputType: 'binary' as const,
   };
   return p.type === 'argon2i' ? argon2i(options) : argon2id(options);

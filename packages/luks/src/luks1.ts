@@ -54,14 +54,16 @@ export interface Luks1Header {
 
 /** Parses the 592-byte LUKS1 phdr at the start of `b` (magic and version already checked by the caller). */
 export function parseLuks1(b: Uint8Array): Luks1Header {
-  if (b.length < LUKS1_PHDR_SIZE) throw new HeaderError(`@x/luks: the LUKS1 header is truncated (${b.length} of ${LUKS1_PHDR_SIZE} bytes)`);
+  if (b.length < LUKS1_PHDR_SIZE)
+    throw new HeaderError(`@x/luks: the LUKS1 header is truncated (${b.length} of ${LUKS1_PHDR_SIZE} bytes)`);
   if (u16be(b, 6) !== 1) throw new HeaderError('@x/luks: not a LUKS1 header');
   const cipherName = cString(b, 8, 32);
   const cipherMode = cString(b, 40, 32);
   const hashSpec = cString(b, 72, 32);
   const payloadOffset = u32be(b, 104);
   const keyBytes = u32be(b, 108);
-  if (keyBytes < 16 || keyBytes > 64) throw new HeaderError(`@x/luks: LUKS1 key-bytes ${keyBytes} is not a key length (16 … 64)`);
+  if (keyBytes < 16 || keyBytes > 64)
+    throw new HeaderError(`@x/luks: LUKS1 key-bytes ${keyBytes} is not a key length (16 … 64)`);
   const keyslots: Luks1Keyslot[] = [];
   for (let i = 0; i < 8; i++) {
     const o = 208 + 48 * i; // key-slot-1 at 208, 48 bytes each (Figure 1)
@@ -76,7 +78,9 @@ export function parseLuks1(b: Uint8Array): Luks1Header {
       stripes: u32be(b, o + 44),
     });
     if (state !== KEY_ENABLED && state !== KEY_DISABLED) {
-      throw new HeaderError(`@x/luks: LUKS1 keyslot ${i} has the unknown state 0x${state.toString(16)} (corrupt header)`);
+      throw new HeaderError(
+        `@x/luks: LUKS1 keyslot ${i} has the unknown state 0x${state.toString(16)} (corrupt header)`,
+      );
     }
     if (slot.active && (slot.stripes < 1 || slot.iterations < 1 || slot.keyMaterialOffset < 1)) {
       throw new HeaderError(`@x/luks: LUKS1 keyslot ${i} is active with impossible parameters (corrupt header)`);

@@ -4,7 +4,7 @@
 // copy is passed over for the other, and of two good copies the one with the higher seqid wins.
 import { cString, fromBase64, hex, u16be, u32be, u64be } from './bytes.js';
 import { HeaderError } from './errors.js';
-import { equalBytes, hashByName } from './hashes.js';
+import { equalBytes, hashByName, type LuksHash } from './hashes.js';
 import { readBytes, type ByteSource } from './source.js';
 
 /** Binary header size: 4096 bytes (magic … csum, then padding). */
@@ -18,7 +18,13 @@ const CSUM_LENGTH = 64;
 /** LUKS2 keyslot key derivation ("kdf"). */
 export type Luks2Kdf =
   | { readonly type: 'pbkdf2'; readonly hash: string; readonly iterations: number; readonly salt: Uint8Array }
-  | { readonly type: 'argon2i' | 'argon2id'; readonly time: number; readonly memory: number; readonly cpus: number; readonly salt: Uint8Array };
+  | {
+      readonly type: 'argon2i' | 'argon2id';
+      readonly time: number;
+      readonly memory: number;
+      readonly cpus: number;
+      readonly salt: Uint8Array;
+    };
 
 /** A LUKS2 keyslot of type "luks2" (other types, e.g. "reencrypt", keep only `id` and `type`). */
 export interface Luks2Keyslot {
@@ -28,7 +34,13 @@ export interface Luks2Keyslot {
   readonly keySize: number;
   /** 0 ignore (used only when asked for), 1 normal, 2 prefer. */
   readonly priority: number;
-  readonly area?: { readonly type: string; readonly offset: number; readonly size: number; readonly encryption: string; readonly keySize: number };
+  readonly area?: {
+    readonly type: string;
+    readonly offset: number;
+    readonly size: number;
+    readonly encryption: string;
+    readonly keySize: number;
+  };
   readonly af?: { readonly type: string; readonly stripes: number; readonly hash: string };
   readonly kdf?: Luks2Kdf;
 }
@@ -88,7 +100,12 @@ export interface Luks2Header {
   readonly segments: readonly Luks2Segment[];
   readonly digests: readonly Luks2Digest[];
   readonly tokens: Readonly<Record<string, unknown>>;
-  readonly config: { readonly jsonSize: number; readonly keyslotsSize: number; readonly flags: readonly string[]; readonly requirements: readonly string[] };
+  readonly config: {
+    readonly jsonSize: number;
+    readonly keyslotsSize: number;
+    readonly flags: readonly string[];
+    readonly requirements: readonly string[];
+  };
   /** The JSON metadata as stored. */
   readonly json: unknown;
 }
@@ -136,11 +153,15 @@ const byId = (a: { id: string }, b: { id: string }) => Number(a.id) - Number(b.i
 function parseKdf(k: Json, what: string): Luks2Kdf {
   const type = str(k.type, `${what}.type`);
   const salt = fromBase64(k.salt, `${what}.salt`);
-  if (type === 'pbkdf2') return { type, hash: str(k.hash, `${what}.hash`), iterations: int(k.iterations, `${what}.iterations`), salt };
+  if (type === 'pbkdf2')
+    return { type, hash: str(k.hash, `${what}.hash`), iterations: int(k.iterations, `${what}.iterations`), salt };
   if (type === 'argon2i' || type === 'argon2id') {
-    const memory = int(k.memory, `${what}.memory`), time = int(k.time, `${what}.time`), cpus = int(k.cpus, `${what}.cpus`);
+    const memory = int(k.memory, `${what}.memory`),
+      time = int(k.time, `${what}.time`),
+      cpus = int(k.cpus, `${what}.cpus`);
     // cryptsetup's own bounds (4 GiB, 1 … 16 lanes): a header asking for more is not one cryptsetup made
-    if (memory > 4 * 1024 * 1024 || cpus < 1 || cpus > 16 || time < 1) bad(`${what}: argon2 cost out of range (time ${time}, memory ${memory} KiB, cpus ${cpus})`);
+    if (memory > 4 * 1024 * 1024 || cpus < 1 || cpus > 16 || time < 1)
+      bad(`${what}: argon2 cost out of range (time ${time}, memory ${memory} KiB, cpus ${cpus})`);
     return { type, time, memory, cpus, salt };
   }
   bad(`${what}.type "${type}" is not supported (pbkdf2, argon2i, argon2id)`);
@@ -155,7 +176,10 @@ function parseKeyslot(id: string, v: unknown): Luks2Keyslot {
   const area = obj(k.area, `keyslot ${id}.area`);
   const af = obj(k.af, `keyslot ${id}.af`);
   return Object.freeze({
-    id, type, keySize, priority,
+    id,
+    type,
+    keySize,
+    priority,
     area: Object.freeze({
       type: str(area.type, `keyslot ${id}.area.type`),
       offset: int(area.offset, `keyslot ${id}.area.offset`),
@@ -179,7 +203,8 @@ function parseSegment(id: string, v: unknown): Luks2Segment {
   const ivTweak = s.iv_tweak === undefined ? '0' : str(s.iv_tweak, `segment ${id}.iv_tweak`);
   if (!/^\d+$/.test(ivTweak)) bad(`segment ${id}.iv_tweak is not a decimal string`);
   return Object.freeze({
-    id, type,
+    id,
+    type,
     offset: int(s.offset, `segment ${id}.offset`),
     size: s.size === 'dynamic' ? 'dynamic' : int(s.size, `segment ${id}.size`),
     ivTweak: BigInt(ivTweak),
@@ -194,7 +219,8 @@ function parseDigest(id: string, v: unknown): Luks2Digest {
   const d = obj(v, `digest ${id}`);
   const type = str(d.type, `digest ${id}.type`);
   return Object.freeze({
-    id, type,
+    id,
+    type,
     keyslots: Object.freeze(strings(d.keyslots, `digest ${id}.keyslots`)),
     segments: Object.freeze(strings(d.segments, `digest ${id}.segments`)),
     hash: type === 'pbkdf2' ? str(d.hash, `digest ${id}.hash`) : '',
@@ -234,10 +260,11 @@ async function readCopy(source: ByteSource, offset: number, secondary: boolean):
     return `${which}: ${(e as Error).message}`;
   }
   if (!LUKS2_HEADER_SIZES.includes(headerSize)) return `${which}: hdr_size ${headerSize} is not one LUKS2 allows`;
-  if (hdrOffset !== offset || (secondary && headerSize !== offset)) return `${which}: hdr_offset ${hdrOffset} does not match its place`;
+  if (hdrOffset !== offset || (secondary && headerSize !== offset))
+    return `${which}: hdr_offset ${hdrOffset} does not match its place`;
   if (offset + headerSize > source.size) return `${which}: the image is truncated (hdr_size ${headerSize})`;
   const checksumAlgorithm = cString(bin, 72, 32);
-  let hash;
+  let hash: LuksHash;
   try {
     hash = hashByName(checksumAlgorithm);
   } catch {
@@ -258,14 +285,20 @@ function parseCopy(c: Copy, which: 'primary' | 'secondary', problems: string[]):
   while (end < b.length && b[end] !== 0) end++;
   let json: Json;
   try {
-    json = obj(JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(b.subarray(LUKS2_BINARY_SIZE, end))), 'the JSON area');
+    json = obj(
+      JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(b.subarray(LUKS2_BINARY_SIZE, end))),
+      'the JSON area',
+    );
   } catch (e) {
     if (e instanceof HeaderError) throw e;
     bad(`the JSON area is not valid JSON (${(e as Error).message})`);
   }
   const section = (name: string) => Object.entries(obj(json[name], name));
   const config = obj(json.config, 'config');
-  const requirements = config.requirements === undefined ? [] : strings(obj(config.requirements, 'config.requirements').mandatory, 'config.requirements.mandatory');
+  const requirements =
+    config.requirements === undefined
+      ? []
+      : strings(obj(config.requirements, 'config.requirements').mandatory, 'config.requirements.mandatory');
   return Object.freeze({
     version: 2,
     headerSize: c.headerSize,
@@ -277,9 +310,21 @@ function parseCopy(c: Copy, which: 'primary' | 'secondary', problems: string[]):
     checksum: hex(b.subarray(CSUM_OFFSET, CSUM_OFFSET + hashByName(c.checksumAlgorithm).size)),
     copy: which,
     problems: Object.freeze(problems),
-    keyslots: Object.freeze(section('keyslots').map(([id, v]) => parseKeyslot(id, v)).sort(byId)),
-    segments: Object.freeze(section('segments').map(([id, v]) => parseSegment(id, v)).sort(byId)),
-    digests: Object.freeze(section('digests').map(([id, v]) => parseDigest(id, v)).sort(byId)),
+    keyslots: Object.freeze(
+      section('keyslots')
+        .map(([id, v]) => parseKeyslot(id, v))
+        .sort(byId),
+    ),
+    segments: Object.freeze(
+      section('segments')
+        .map(([id, v]) => parseSegment(id, v))
+        .sort(byId),
+    ),
+    digests: Object.freeze(
+      section('digests')
+        .map(([id, v]) => parseDigest(id, v))
+        .sort(byId),
+    ),
     tokens: Object.freeze(json.tokens === undefined ? {} : obj(json.tokens, 'tokens')),
     config: Object.freeze({
       jsonSize: int(config.json_size, 'config.json_size'),
@@ -307,7 +352,8 @@ export async function readLuks2(source: ByteSource): Promise<Luks2Header> {
     const size = u32be(b, 0) === 0 ? u32be(b, 4) : -1;
     if (LUKS2_HEADER_SIZES.includes(size)) declared = size;
   }
-  const offsets = typeof primary !== 'string' ? [declared!] : [...new Set([...(declared ? [declared] : []), ...LUKS2_HEADER_SIZES])];
+  const offsets =
+    typeof primary !== 'string' ? [declared!] : [...new Set([...(declared ? [declared] : []), ...LUKS2_HEADER_SIZES])];
   let secondary: Copy | string = 'secondary header: none at any offset LUKS2 allows';
   for (const off of offsets) {
     const c = await readCopy(source, off, true);
@@ -319,7 +365,8 @@ export async function readLuks2(source: ByteSource): Promise<Luks2Header> {
   }
   if (typeof primary !== 'string' && (typeof secondary === 'string' || primary.seqid >= secondary.seqid)) {
     const problems = typeof secondary === 'string' ? [secondary] : [];
-    if (typeof secondary !== 'string' && secondary.seqid !== primary.seqid) problems.push(`secondary header: older seqid ${secondary.seqid}`);
+    if (typeof secondary !== 'string' && secondary.seqid !== primary.seqid)
+      problems.push(`secondary header: older seqid ${secondary.seqid}`);
     return parseCopy(primary, 'primary', problems);
   }
   const sec = secondary as Copy;

@@ -29,7 +29,8 @@ export interface ByteSource {
 export type LuksInput = ByteSource | Uint8Array | Blob;
 
 function checkRange(size: number, offset: number, length: number): void {
-  if (!Number.isSafeInteger(offset) || offset < 0) throw new RangeError(`@x/luks: offset ${offset} is not a non-negative integer`);
+  if (!Number.isSafeInteger(offset) || offset < 0)
+    throw new RangeError(`@x/luks: offset ${offset} is not a non-negative integer`);
   if (offset + length > size) {
     throw new LuksError(`@x/luks: the image is truncated: bytes ${offset}..${offset + length} wanted, it has ${size}`);
   }
@@ -91,7 +92,12 @@ export function blobSource(blob: Blob): ByteSource {
 export function toSource(input: LuksInput): ByteSource {
   if (input instanceof Uint8Array) return bytesSource(input);
   if (typeof Blob !== 'undefined' && input instanceof Blob) return blobSource(input);
-  if (input !== null && typeof input === 'object' && typeof (input as ByteSource).read === 'function' && typeof (input as ByteSource).size === 'number') {
+  if (
+    input !== null &&
+    typeof input === 'object' &&
+    typeof (input as ByteSource).read === 'function' &&
+    typeof (input as ByteSource).size === 'number'
+  ) {
     return input as ByteSource;
   }
   throw new TypeError('@x/luks: the image must be a Uint8Array, a Blob or a ByteSource { size, read(offset, dst) }');

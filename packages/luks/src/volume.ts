@@ -87,12 +87,21 @@ function checkDigestMatch(candidate: Uint8Array, computed: Uint8Array, stored: U
 
 /** Key material of `keyLength × stripes` bytes from `offset`, whole 512-byte sectors, decrypted and AF-merged. */
 async function mergeKeyMaterial(
-  source: ByteSource, offset: number, areaSize: number | undefined, cipher: string, slotKey: Uint8Array,
-  keyLength: number, stripes: number, hash: string, what: string,
+  source: ByteSource,
+  offset: number,
+  areaSize: number | undefined,
+  cipher: string,
+  slotKey: Uint8Array,
+  keyLength: number,
+  stripes: number,
+  hash: string,
+  what: string,
 ): Promise<Uint8Array> {
   const length = Math.ceil((keyLength * stripes) / KEY_MATERIAL_SECTOR) * KEY_MATERIAL_SECTOR;
-  if (areaSize !== undefined && length > areaSize) throw new HeaderError(`@x/luks: ${what}: key material (${length} bytes) does not fit its area (${areaSize})`);
-  if (offset + length > source.size) throw new HeaderError(`@x/luks: ${what}: key material at ${offset} is past the end of the image (truncated?)`);
+  if (areaSize !== undefined && length > areaSize)
+    throw new HeaderError(`@x/luks: ${what}: key material (${length} bytes) does not fit its area (${areaSize})`);
+  if (offset + length > source.size)
+    throw new HeaderError(`@x/luks: ${what}: key material at ${offset} is past the end of the image (truncated?)`);
   const material = await readBytes(source, offset, length);
   let c: SectorCipher | undefined;
   try {
@@ -100,7 +109,8 @@ async function mergeKeyMaterial(
     c.decrypt(material, material, 0);
     return afMerge(material, keyLength, stripes, hash);
   } catch (e) {
-    if (e instanceof RangeError && e.message.startsWith('@x/dm-crypt:')) throw new HeaderError(`@x/luks: ${what}: ${e.message}`, { cause: e });
+    if (e instanceof RangeError && e.message.startsWith('@x/dm-crypt:'))
+      throw new HeaderError(`@x/luks: ${what}: ${e.message}`, { cause: e });
     throw e;
   } finally {
     c?.dispose();
@@ -111,10 +121,19 @@ async function mergeKeyMaterial(
 // ---------------------------------------------------------------------------------------------- LUKS1
 
 async function luks1Digest(h: Luks1Header, key: Uint8Array): Promise<boolean> {
-  return checkDigestMatch(key, await pbkdf2(h.hashSpec, key, h.mkDigestSalt, h.mkDigestIterations, h.mkDigest.length), h.mkDigest);
+  return checkDigestMatch(
+    key,
+    await pbkdf2(h.hashSpec, key, h.mkDigestSalt, h.mkDigestIterations, h.mkDigest.length),
+    h.mkDigest,
+  );
 }
 
-async function unlockLuks1(h: Luks1Header, source: ByteSource, passphrase: Uint8Array, keyslot: number | undefined): Promise<{ key: Uint8Array; slot: string }> {
+async function unlockLuks1(
+  h: Luks1Header,
+  source: ByteSource,
+  passphrase: Uint8Array,
+  keyslot: number | undefined,
+): Promise<{ key: Uint8Array; slot: string }> {
   let slots = h.keyslots.filter((k) => k.active);
   if (keyslot !== undefined) {
     const k = h.keyslots[keyslot];
@@ -127,13 +146,25 @@ async function unlockLuks1(h: Luks1Header, source: ByteSource, passphrase: Uint8
     const slotKey = await pbkdf2(h.hashSpec, passphrase, k.salt, k.iterations, h.keyBytes);
     let candidate: Uint8Array;
     try {
-      candidate = await mergeKeyMaterial(source, k.keyMaterialOffset * KEY_MATERIAL_SECTOR, undefined, h.cipher, slotKey, h.keyBytes, k.stripes, h.hashSpec, `keyslot ${k.index}`);
+      candidate = await mergeKeyMaterial(
+        source,
+        k.keyMaterialOffset * KEY_MATERIAL_SECTOR,
+        undefined,
+        h.cipher,
+        slotKey,
+        h.keyBytes,
+        k.stripes,
+        h.hashSpec,
+        `keyslot ${k.index}`,
+      );
     } finally {
       slotKey.fill(0);
     }
     if (await luks1Digest(h, candidate)) return { key: candidate, slot: String(k.index) };
   }
-  throw new WrongPassphraseError(`@x/luks: no keyslot opens with this passphrase (tried ${slots.map((k) => k.index).join(', ')})`);
+  throw new WrongPassphraseError(
+    `@x/luks: no keyslot opens with this passphrase (tried ${slots.map((k) => k.index).join(', ')})`,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------- LUKS2
@@ -141,17 +172,23 @@ async function unlockLuks1(h: Luks1Header, source: ByteSource, passphrase: Uint8
 /** The one crypt segment this package opens, and the digest that covers it. */
 function dataSegment(h: Luks2Header): { segment: Luks2Segment; digest: Luks2Digest } {
   if (h.config.requirements.length > 0) {
-    throw new HeaderError(`@x/luks: the volume has requirements this package does not meet: ${h.config.requirements.join(', ')} (e.g. a reencryption in progress)`);
+    throw new HeaderError(
+      `@x/luks: the volume has requirements this package does not meet: ${h.config.requirements.join(', ')} (e.g. a reencryption in progress)`,
+    );
   }
   const crypt = h.segments.filter((s) => s.type === 'crypt');
   if (crypt.length !== 1 || h.segments.length !== 1) {
-    throw new HeaderError(`@x/luks: expected one crypt segment, found ${h.segments.map((s) => `${s.id}:${s.type}`).join(', ') || 'none'}`);
+    throw new HeaderError(
+      `@x/luks: expected one crypt segment, found ${h.segments.map((s) => `${s.id}:${s.type}`).join(', ') || 'none'}`,
+    );
   }
   const segment = crypt[0];
-  if (segment.integrity !== undefined) throw new HeaderError(`@x/luks: segment ${segment.id} uses authenticated encryption (integrity), not supported`);
+  if (segment.integrity !== undefined)
+    throw new HeaderError(`@x/luks: segment ${segment.id} uses authenticated encryption (integrity), not supported`);
   const digest = h.digests.find((d) => d.segments.includes(segment.id));
   if (!digest) throw new HeaderError(`@x/luks: no digest covers segment ${segment.id}`);
-  if (digest.type !== 'pbkdf2') throw new HeaderError(`@x/luks: digest type "${digest.type}" is not supported (pbkdf2)`);
+  if (digest.type !== 'pbkdf2')
+    throw new HeaderError(`@x/luks: digest type "${digest.type}" is not supported (pbkdf2)`);
   return { segment, digest };
 }
 
@@ -160,17 +197,25 @@ async function luks2Digest(d: Luks2Digest, key: Uint8Array): Promise<boolean> {
 }
 
 async function deriveLuks2(k: Luks2Keyslot, passphrase: Uint8Array): Promise<Uint8Array> {
-  const kdf = k.kdf!, length = k.area!.keySize;
+  const kdf = k.kdf!,
+    length = k.area!.keySize;
   if (kdf.type === 'pbkdf2') return pbkdf2(kdf.hash, passphrase, kdf.salt, kdf.iterations, length);
   return argon2(kdf, passphrase, kdf.salt, length);
 }
 
-async function unlockLuks2(h: Luks2Header, digest: Luks2Digest, source: ByteSource, passphrase: Uint8Array, keyslot: string | undefined): Promise<{ key: Uint8Array; slot: string }> {
+async function unlockLuks2(
+  h: Luks2Header,
+  digest: Luks2Digest,
+  source: ByteSource,
+  passphrase: Uint8Array,
+  keyslot: string | undefined,
+): Promise<{ key: Uint8Array; slot: string }> {
   let slots: Luks2Keyslot[];
   if (keyslot !== undefined) {
     const k = h.keyslots.find((s) => s.id === keyslot);
     if (!k) throw new LuksError(`@x/luks: there is no keyslot ${keyslot}`);
-    if (k.type !== 'luks2' || !digest.keyslots.includes(k.id)) throw new LuksError(`@x/luks: keyslot ${keyslot} does not hold the volume key`);
+    if (k.type !== 'luks2' || !digest.keyslots.includes(k.id))
+      throw new LuksError(`@x/luks: keyslot ${keyslot} does not hold the volume key`);
     slots = [k];
   } else {
     // cryptsetup's order: priority 2 (prefer) first, then 1 (normal); 0 (ignore) only when asked for.
@@ -179,19 +224,34 @@ async function unlockLuks2(h: Luks2Header, digest: Luks2Digest, source: ByteSour
   }
   if (slots.length === 0) throw new LuksError('@x/luks: the volume has no active keyslot');
   for (const k of slots) {
-    const af = k.af!, area = k.area!;
-    if (af.type !== 'luks1') throw new HeaderError(`@x/luks: keyslot ${k.id}: af type "${af.type}" is not supported (luks1)`);
-    if (area.type !== 'raw') throw new HeaderError(`@x/luks: keyslot ${k.id}: area type "${area.type}" is not supported (raw)`);
+    const af = k.af!,
+      area = k.area!;
+    if (af.type !== 'luks1')
+      throw new HeaderError(`@x/luks: keyslot ${k.id}: af type "${af.type}" is not supported (luks1)`);
+    if (area.type !== 'raw')
+      throw new HeaderError(`@x/luks: keyslot ${k.id}: area type "${area.type}" is not supported (raw)`);
     const slotKey = await deriveLuks2(k, passphrase);
     let candidate: Uint8Array;
     try {
-      candidate = await mergeKeyMaterial(source, area.offset, area.size, area.encryption, slotKey, k.keySize, af.stripes, af.hash, `keyslot ${k.id}`);
+      candidate = await mergeKeyMaterial(
+        source,
+        area.offset,
+        area.size,
+        area.encryption,
+        slotKey,
+        k.keySize,
+        af.stripes,
+        af.hash,
+        `keyslot ${k.id}`,
+      );
     } finally {
       slotKey.fill(0);
     }
     if (await luks2Digest(digest, candidate)) return { key: candidate, slot: k.id };
   }
-  throw new WrongPassphraseError(`@x/luks: no keyslot opens with this passphrase (tried ${slots.map((k) => k.id).join(', ')})`);
+  throw new WrongPassphraseError(
+    `@x/luks: no keyslot opens with this passphrase (tried ${slots.map((k) => k.id).join(', ')})`,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------- volume
@@ -225,11 +285,17 @@ class Volume implements LuksVolume {
     const c = this.#cipher;
     if (!c) throw new LuksError('@x/luks: the volume is closed');
     if (!(dst instanceof Uint8Array)) throw new TypeError('@x/luks: dst must be a Uint8Array');
-    if (dst.length % this.sectorSize !== 0) throw new RangeError(`@x/luks: dst is not a whole number of ${this.sectorSize}-byte sectors (${dst.length} bytes)`);
-    if (!Number.isSafeInteger(firstSector) || firstSector < 0) throw new RangeError(`@x/luks: firstSector ${firstSector} is not a non-negative integer`);
+    if (dst.length % this.sectorSize !== 0)
+      throw new RangeError(
+        `@x/luks: dst is not a whole number of ${this.sectorSize}-byte sectors (${dst.length} bytes)`,
+      );
+    if (!Number.isSafeInteger(firstSector) || firstSector < 0)
+      throw new RangeError(`@x/luks: firstSector ${firstSector} is not a non-negative integer`);
     const start = firstSector * this.sectorSize;
     if (start + dst.length > this.payloadSize) {
-      throw new RangeError(`@x/luks: sectors ${firstSector} … past the payload (${this.payloadSize / this.sectorSize} sectors)`);
+      throw new RangeError(
+        `@x/luks: sectors ${firstSector} … past the payload (${this.payloadSize / this.sectorSize} sectors)`,
+      );
     }
     try {
       await this.#source.read(this.payloadOffset + start, dst);
@@ -274,19 +340,30 @@ export async function openLuks(input: LuksInput, options: OpenOptions): Promise<
   const source = toSource(input);
   if (options === null || typeof options !== 'object') throw new TypeError('@x/luks: options must be an object');
   const { passphrase, volumeKey, keyslot } = options;
-  if ((passphrase === undefined) === (volumeKey === undefined)) throw new TypeError('@x/luks: give either options.passphrase or options.volumeKey');
-  if (volumeKey !== undefined && !(volumeKey instanceof Uint8Array)) throw new TypeError('@x/luks: volumeKey must be a Uint8Array');
-  if (keyslot !== undefined && typeof keyslot !== 'number' && typeof keyslot !== 'string') throw new TypeError('@x/luks: keyslot must be a number or a string');
+  if ((passphrase === undefined) === (volumeKey === undefined))
+    throw new TypeError('@x/luks: give either options.passphrase or options.volumeKey');
+  if (volumeKey !== undefined && !(volumeKey instanceof Uint8Array))
+    throw new TypeError('@x/luks: volumeKey must be a Uint8Array');
+  if (keyslot !== undefined && typeof keyslot !== 'number' && typeof keyslot !== 'string')
+    throw new TypeError('@x/luks: keyslot must be a number or a string');
   const h = await readHeaderFrom(source);
 
-  let cipher: string, sectorSize: number, payloadOffset: number, payloadSize: number, keySize: number, ivOffset = 0n;
+  let cipher: string,
+    sectorSize: number,
+    payloadOffset: number,
+    payloadSize: number,
+    keySize: number,
+    ivOffset = 0n;
   let digest: Luks2Digest | undefined;
   if (h.version === 1) {
     cipher = h.cipher;
     sectorSize = 512; // LUKS1 §5 LUKS_SECTOR_SIZE
     payloadOffset = h.payloadOffset * 512;
     keySize = h.keyBytes;
-    if (payloadOffset > source.size) throw new HeaderError(`@x/luks: the image (${source.size} bytes) ends before the payload offset ${payloadOffset} (truncated?)`);
+    if (payloadOffset > source.size)
+      throw new HeaderError(
+        `@x/luks: the image (${source.size} bytes) ends before the payload offset ${payloadOffset} (truncated?)`,
+      );
     payloadSize = Math.floor((source.size - payloadOffset) / sectorSize) * sectorSize;
   } else {
     const found = dataSegment(h);
@@ -298,18 +375,26 @@ export async function openLuks(input: LuksInput, options: OpenOptions): Promise<
     ivOffset = seg.ivTweak;
     const slot = h.keyslots.find((k) => digest!.keyslots.includes(k.id));
     keySize = slot?.keySize ?? volumeKey?.length ?? 0;
-    if (payloadOffset > source.size) throw new HeaderError(`@x/luks: the image (${source.size} bytes) ends before the payload offset ${payloadOffset} (truncated?)`);
+    if (payloadOffset > source.size)
+      throw new HeaderError(
+        `@x/luks: the image (${source.size} bytes) ends before the payload offset ${payloadOffset} (truncated?)`,
+      );
     if (seg.size === 'dynamic') {
       payloadSize = Math.floor((source.size - payloadOffset) / sectorSize) * sectorSize;
     } else {
       payloadSize = seg.size;
-      if (payloadOffset + payloadSize > source.size) throw new HeaderError(`@x/luks: the payload (${payloadSize} bytes at ${payloadOffset}) is past the end of the image (truncated?)`);
+      if (payloadOffset + payloadSize > source.size)
+        throw new HeaderError(
+          `@x/luks: the payload (${payloadSize} bytes at ${payloadOffset}) is past the end of the image (truncated?)`,
+        );
     }
   }
 
   if (payloadOffset === 0) {
     // LUKS1 spec §3.1 footnote 6: an offset of 0 means a detached header, the data being elsewhere
-    throw new HeaderError('@x/luks: the payload offset is 0: a detached header, which this package does not open (the payload must follow the header in the same image)');
+    throw new HeaderError(
+      '@x/luks: the payload offset is 0: a detached header, which this package does not open (the payload must follow the header in the same image)',
+    );
   }
   try {
     parseCipherSpec(cipher); // an unsupported payload cipher is refused before any key derivation
@@ -319,16 +404,18 @@ export async function openLuks(input: LuksInput, options: OpenOptions): Promise<
 
   let key: Uint8Array, slot: string | undefined;
   if (volumeKey !== undefined) {
-    if (volumeKey.length !== keySize) throw new WrongVolumeKeyError(`@x/luks: the volume key must be ${keySize} bytes, got ${volumeKey.length}`);
+    if (volumeKey.length !== keySize)
+      throw new WrongVolumeKeyError(`@x/luks: the volume key must be ${keySize} bytes, got ${volumeKey.length}`);
     key = Uint8Array.from(volumeKey);
     const ok = h.version === 1 ? await luks1Digest(h, key) : await luks2Digest(digest!, key);
     if (!ok) throw new WrongVolumeKeyError('@x/luks: the volume key does not match the header digest');
   } else {
     const pass = passphraseBytes(passphrase!);
     try {
-      const r = h.version === 1
-        ? await unlockLuks1(h, source, pass, keyslot === undefined ? undefined : Number(keyslot))
-        : await unlockLuks2(h, digest!, source, pass, keyslot === undefined ? undefined : String(keyslot));
+      const r =
+        h.version === 1
+          ? await unlockLuks1(h, source, pass, keyslot === undefined ? undefined : Number(keyslot))
+          : await unlockLuks2(h, digest!, source, pass, keyslot === undefined ? undefined : String(keyslot));
       key = r.key;
       slot = r.slot;
     } finally {
@@ -339,7 +426,8 @@ export async function openLuks(input: LuksInput, options: OpenOptions): Promise<
     const sc = newSectorCipher(cipher, key, { sectorSize, ivOffset, kernel: options.kernel });
     return new Volume(h, cipher, keySize, sectorSize, payloadOffset, payloadSize, slot, sc, source);
   } catch (e) {
-    if (e instanceof RangeError && e.message.startsWith('@x/dm-crypt:')) throw new HeaderError(`@x/luks: payload: ${e.message}`, { cause: e });
+    if (e instanceof RangeError && e.message.startsWith('@x/dm-crypt:'))
+      throw new HeaderError(`@x/luks: payload: ${e.message}`, { cause: e });
     throw e;
   } finally {
     key.fill(0);

@@ -4,28 +4,33 @@
 // Without /usr/bin/chromium the test is skipped with a notice, except under CI=true, where it fails.
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertToLuks1, cryptsetupRequirement, makeLuks2Container, removeAllContainers } from '@x/containers';
+import { CHROMIUM, type Chromium, launchChromium } from '@x/testkit';
 
-const CHROMIUM = '/usr/bin/chromium';
 const CI = ['true', '1'].includes((process.env.CI ?? '').toLowerCase());
 const have = existsSync(CHROMIUM);
-if (!have && CI) it('chromium is installed (required under CI)', () => { throw new Error(`${CHROMIUM} is missing; CI=true requires the browser test`); });
+if (!have && CI)
+  it('chromium is installed (required under CI)', () => {
+    throw new Error(`${CHROMIUM} is missing; CI=true requires the browser test`);
+  });
 if (!have && !CI) it.skip(`skipped: ${CHROMIUM} is not installed`, () => {});
 const cs = cryptsetupRequirement();
 
-interface Image { bytes: Uint8Array; passphrase: string; original: Uint8Array }
+interface Image {
+  bytes: Uint8Array;
+  passphrase: string;
+  original: Uint8Array;
+}
 
 describe.runIf(have)('@x/luks in headless Chromium', () => {
   const images = new Map<string, Image>();
   let server: Server;
   let origin: string;
-  let userDataDir: string;
+  let browser: Chromium | undefined;
   let context: import('playwright-core').BrowserContext;
   let page: import('playwright-core').Page;
   const problems: string[] = [];
@@ -34,7 +39,12 @@ describe.runIf(have)('@x/luks in headless Chromium', () => {
     const esbuild = await import('esbuild');
     const bundle = await esbuild.build({
       entryPoints: [fileURLToPath(new URL('../src/index.ts', import.meta.url))],
-      bundle: true, format: 'esm', platform: 'browser', target: 'es2022', conditions: ['source'], write: false,
+      bundle: true,
+      format: 'esm',
+      platform: 'browser',
+      target: 'es2022',
+      conditions: ['source'],
+      write: false,
     });
     const js = bundle.outputFiles[0].text;
     expect(js).not.toMatch(/from\s*["']node:/);
@@ -44,12 +54,18 @@ describe.runIf(have)('@x/luks in headless Chromium', () => {
     sample.set(text);
     images.set('sample', {
       bytes: new Uint8Array(await readFile(new URL('fixtures/sample-luks2.img', import.meta.url))),
-      passphrase: (await readFile(new URL('fixtures/sample.passphrase', import.meta.url), 'utf8')),
+      passphrase: await readFile(new URL('fixtures/sample.passphrase', import.meta.url), 'utf8'),
       original: sample,
     });
     if (cs.run) {
       const passphrase = randomBytes(8).toString('hex');
-      const c = await makeLuks2Container({ cipher: 'aes-cbc-essiv:sha256', keySize: 256, dataSize: 256 * 1024, passphrases: [passphrase], pbkdf: { type: 'pbkdf2', hash: 'sha256' } });
+      const c = await makeLuks2Container({
+        cipher: 'aes-cbc-essiv:sha256',
+        keySize: 256,
+        dataSize: 256 * 1024,
+        passphrases: [passphrase],
+        pbkdf: { type: 'pbkdf2', hash: 'sha256' },
+      });
       const v1 = await convertToLuks1(c);
       images.set('luks2-cbc', { bytes: new Uint8Array(await readFile(c.path)), passphrase, original: c.original });
       images.set('luks1-cbc', { bytes: new Uint8Array(await readFile(v1.path)), passphrase, original: c.original });
@@ -58,8 +74,11 @@ describe.runIf(have)('@x/luks in headless Chromium', () => {
     server = createServer((req, res) => {
       const url = req.url ?? '/';
       if (url === '/') {
-        res.writeHead(200, { 'content-type': 'text/html' }).end(
-          '<!doctype html><title>@x/luks</title><script type="module">import * as luks from "/luks.js"; window.luks = luks;</script>');
+        res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(
+            '<!doctype html><title>@x/luks</title><script type="module">import * as luks from "/luks.js"; window.luks = luks;</script>',
+          );
       } else if (url === '/luks.js') {
         res.writeHead(200, { 'content-type': 'text/javascript' }).end(js);
       } else if (url.startsWith('/image/') && images.has(url.slice(7))) {
@@ -71,14 +90,8 @@ describe.runIf(have)('@x/luks in headless Chromium', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 
-    const { chromium } = await import('playwright-core');
-    userDataDir = await mkdtemp(join(tmpdir(), 'x-luks-chromium-'));
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-        '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchChromium('x-luks');
+    context = browser.context;
     page = await context.newPage();
     page.on('pageerror', (e) => problems.push(String(e)));
     await page.goto(`${origin}/`);
@@ -86,34 +99,40 @@ describe.runIf(have)('@x/luks in headless Chromium', () => {
   }, 120_000);
 
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await new Promise((r) => (server ? server.close(r) : r(undefined)));
-    if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
     await removeAllContainers();
   });
 
   /** Opens image `name` from a Blob in the page; returns what the page saw and the plaintext's SHA-256. */
   function openInPage(name: string, passphrase: string) {
-    return page.evaluate(async ({ name, passphrase }) => {
-      // the module the page loaded (an import() here would be rewritten by vitest's transform)
-      const luks = (window as unknown as { luks: typeof import('../src/index.js') }).luks;
-      const blob = await (await fetch(`/image/${name}`)).blob();
-      try {
-        const header = await luks.readHeader(blob);
-        const v = await luks.openLuks(blob, { passphrase });
-        const plain = new Uint8Array(v.payloadSize);
-        await v.read(plain, 0);
-        v.close();
-        const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', plain));
-        return {
-          ok: true as const, version: header.version as number, cipher: v.cipher as string, keyslot: v.keyslot as string,
-          sha256: Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join(''),
-          isBlob: blob instanceof Blob, hasProcess: typeof (globalThis as { process?: unknown }).process !== 'undefined',
-        };
-      } catch (e) {
-        return { ok: false as const, name: (e as Error).name, message: (e as Error).message };
-      }
-    }, { name, passphrase });
+    return page.evaluate(
+      async ({ name, passphrase }) => {
+        // the module the page loaded (an import() here would be rewritten by vitest's transform)
+        const luks = (window as unknown as { luks: typeof import('../src/index.js') }).luks;
+        const blob = await (await fetch(`/image/${name}`)).blob();
+        try {
+          const header = await luks.readHeader(blob);
+          const v = await luks.openLuks(blob, { passphrase });
+          const plain = new Uint8Array(v.payloadSize);
+          await v.read(plain, 0);
+          v.close();
+          const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', plain));
+          return {
+            ok: true as const,
+            version: header.version as number,
+            cipher: v.cipher as string,
+            keyslot: v.keyslot as string,
+            sha256: Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join(''),
+            isBlob: blob instanceof Blob,
+            hasProcess: typeof (globalThis as { process?: unknown }).process !== 'undefined',
+          };
+        } catch (e) {
+          return { ok: false as const, name: (e as Error).name, message: (e as Error).message };
+        }
+      },
+      { name, passphrase },
+    );
   }
 
   const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
@@ -121,13 +140,23 @@ describe.runIf(have)('@x/luks in headless Chromium', () => {
   it('opens the committed sample (LUKS2, argon2id, aes-xts-plain64) from a Blob', async () => {
     const img = images.get('sample')!;
     const r = await openInPage('sample', img.passphrase);
-    expect(r, JSON.stringify(r)).toMatchObject({ ok: true, version: 2, cipher: 'aes-xts-plain64', keyslot: '0', isBlob: true, hasProcess: false });
+    expect(r, JSON.stringify(r)).toMatchObject({
+      ok: true,
+      version: 2,
+      cipher: 'aes-xts-plain64',
+      keyslot: '0',
+      isBlob: true,
+      hasProcess: false,
+    });
     expect(r.ok && r.sha256).toBe(sha256(img.original));
     expect(problems).toEqual([]);
   });
 
   it.runIf(cs.run)('opens cryptsetup-made LUKS2 and LUKS1 aes-cbc-essiv:sha256 containers from a Blob', async () => {
-    for (const [name, version] of [['luks2-cbc', 2], ['luks1-cbc', 1]] as const) {
+    for (const [name, version] of [
+      ['luks2-cbc', 2],
+      ['luks1-cbc', 1],
+    ] as const) {
       const img = images.get(name)!;
       const r = await openInPage(name, img.passphrase);
       expect(r, JSON.stringify(r)).toMatchObject({ ok: true, version, cipher: 'aes-cbc-essiv:sha256', keyslot: '0' });

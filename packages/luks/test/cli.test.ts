@@ -28,7 +28,15 @@ describe('x-luks on the committed sample', () => {
     const h = JSON.parse(r.stdout.toString());
     expect(h.version).toBe(2);
     expect(h.copy).toBe('primary');
-    expect(h.segments[0]).toMatchObject({ id: '0', type: 'crypt', offset: 524288, size: 'dynamic', encryption: 'aes-xts-plain64', sectorSize: 4096, ivTweak: '0' });
+    expect(h.segments[0]).toMatchObject({
+      id: '0',
+      type: 'crypt',
+      offset: 524288,
+      size: 'dynamic',
+      encryption: 'aes-xts-plain64',
+      sectorSize: 4096,
+      ivTweak: '0',
+    });
     expect(h.keyslots[0].kdf).toMatchObject({ type: 'argon2id', time: 4, memory: 64, cpus: 1 });
     expect(h.digests[0].keyslots).toEqual(['0']);
   });
@@ -43,7 +51,9 @@ describe('x-luks on the committed sample', () => {
       expect(r.stderr).toMatch(/LUKS2 aes-xts-plain64, 4096-byte sectors/);
       expect(r.code).toBe(0);
       expect(sameBytes(await readFile(join(dir, 'a')), want)).toBe(true);
-      const s = await runCli(['decrypt', SAMPLE, join(dir, 'b'), '--passphrase-file', '-'], { stdin: await readFile(fixture('sample.passphrase')) });
+      const s = await runCli(['decrypt', SAMPLE, join(dir, 'b'), '--passphrase-file', '-'], {
+        stdin: await readFile(fixture('sample.passphrase')),
+      });
       expect(s.code).toBe(0);
       expect(sameBytes(await readFile(join(dir, 'b')), want)).toBe(true);
       expect((await stat(join(dir, 'b'))).mode & 0o777).toBe(0o600);
@@ -53,7 +63,14 @@ describe('x-luks on the committed sample', () => {
   });
 
   it('usage errors exit 1', async () => {
-    for (const args of [[], ['frobnicate'], ['dump'], ['decrypt', SAMPLE, '/tmp/x'], ['decrypt', SAMPLE, '/tmp/x', '--passphrase-file', 'a', '--key-file', 'b'], ['dump', SAMPLE, '--bogus']]) {
+    for (const args of [
+      [],
+      ['frobnicate'],
+      ['dump'],
+      ['decrypt', SAMPLE, '/tmp/x'],
+      ['decrypt', SAMPLE, '/tmp/x', '--passphrase-file', 'a', '--key-file', 'b'],
+      ['dump', SAMPLE, '--bogus'],
+    ]) {
       const r = await runCli(args);
       expect(r.code, args.join(' ')).toBe(1);
       expect(r.stderr).toMatch(/usage:/);
@@ -74,8 +91,19 @@ describeWithCryptsetup('x-luks decrypt: exit codes and OUT', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'x-luks-cli-'));
     [small, big] = await Promise.all([
-      makeLuks2Container({ cipher: 'aes-cbc-essiv:sha256', keySize: 256, dataSize: 128 * 1024, passphrases: [passphrase] }),
-      makeLuks2Container({ cipher: 'aes-cbc-plain64', keySize: 256, sectorSize: 4096, dataSize: 48 << 20, passphrases: [passphrase] }),
+      makeLuks2Container({
+        cipher: 'aes-cbc-essiv:sha256',
+        keySize: 256,
+        dataSize: 128 * 1024,
+        passphrases: [passphrase],
+      }),
+      makeLuks2Container({
+        cipher: 'aes-cbc-plain64',
+        keySize: 256,
+        sectorSize: 4096,
+        dataSize: 48 << 20,
+        passphrases: [passphrase],
+      }),
     ]);
     passFile = join(dir, 'pass');
     await writeFile(passFile, passphrase);
@@ -87,7 +115,7 @@ describeWithCryptsetup('x-luks decrypt: exit codes and OUT', () => {
 
   it('a wrong passphrase exits 2 and writes nothing', async () => {
     const bad = join(dir, 'bad-pass');
-    await writeFile(bad, passphrase + '\n'); // one byte more than the real one
+    await writeFile(bad, `${passphrase}\n`); // one byte more than the real one
     const out = join(dir, 'wrong');
     const r = await runCli(['decrypt', small.path, out, '--passphrase-file', bad]);
     expect(r.code).toBe(2);

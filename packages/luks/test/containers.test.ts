@@ -5,7 +5,15 @@ import { randomBytes } from 'node:crypto';
 import { rm, readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeWithCryptsetup, convertToLuks1, makeLuks2Container, mapLimit, removeAllContainers, type Container, type ContainerSpec } from '@x/containers';
+import {
+  describeWithCryptsetup,
+  convertToLuks1,
+  makeLuks2Container,
+  mapLimit,
+  removeAllContainers,
+  type Container,
+  type ContainerSpec,
+} from '@x/containers';
 import { openLuks, readHeader, WrongPassphraseError, WrongVolumeKeyError } from '../src/index.js';
 import { openFileSource } from '../src/file.js';
 import { runCli, sameBytes } from './helpers.js';
@@ -21,14 +29,46 @@ const argon = { type: 'argon2id', memoryKiB: 32, iterations: 4, parallel: 1 } as
 
 // LUKS2 pbkdf2 (sha1, sha256, sha512), argon2id and argon2i; the 512-byte pbkdf2 ones are also converted to LUKS1.
 const MATRIX: Made[] = [
-  { name: 'aes-cbc-essiv:sha256, 512, pbkdf2-sha1', spec: { cipher: 'aes-cbc-essiv:sha256', keySize: 256, sectorSize: 512, pbkdf: { type: 'pbkdf2', hash: 'sha1' } }, luks1: true },
-  { name: 'aes-cbc-essiv:sha256, 4096, pbkdf2-sha256', spec: { cipher: 'aes-cbc-essiv:sha256', keySize: 128, sectorSize: 4096, pbkdf: { type: 'pbkdf2', hash: 'sha256' } } },
-  { name: 'aes-cbc-plain64, 512, pbkdf2-sha512', spec: { cipher: 'aes-cbc-plain64', keySize: 256, sectorSize: 512, pbkdf: { type: 'pbkdf2', hash: 'sha512' } }, luks1: true },
-  { name: 'aes-cbc-plain64, 4096, argon2i', spec: { cipher: 'aes-cbc-plain64', keySize: 256, sectorSize: 4096, pbkdf: { ...argon, type: 'argon2i', memoryKiB: 64 } } },
-  { name: 'aes-xts-plain64, 512, pbkdf2-sha256', spec: { cipher: 'aes-xts-plain64', keySize: 512, sectorSize: 512, pbkdf: { type: 'pbkdf2', hash: 'sha256' } }, luks1: true },
-  { name: 'aes-xts-plain64, 4096, argon2id', spec: { cipher: 'aes-xts-plain64', keySize: 512, sectorSize: 4096, pbkdf: argon } },
-  { name: 'aes-xts-plain64, 4096, pbkdf2-sha512, 256-bit key', spec: { cipher: 'aes-xts-plain64', keySize: 256, sectorSize: 4096, pbkdf: { type: 'pbkdf2', hash: 'sha512' } } },
-  { name: 'aes-cbc-essiv:sha256, 512, argon2id', spec: { cipher: 'aes-cbc-essiv:sha256', keySize: 256, sectorSize: 512, pbkdf: argon } },
+  {
+    name: 'aes-cbc-essiv:sha256, 512, pbkdf2-sha1',
+    spec: { cipher: 'aes-cbc-essiv:sha256', keySize: 256, sectorSize: 512, pbkdf: { type: 'pbkdf2', hash: 'sha1' } },
+    luks1: true,
+  },
+  {
+    name: 'aes-cbc-essiv:sha256, 4096, pbkdf2-sha256',
+    spec: { cipher: 'aes-cbc-essiv:sha256', keySize: 128, sectorSize: 4096, pbkdf: { type: 'pbkdf2', hash: 'sha256' } },
+  },
+  {
+    name: 'aes-cbc-plain64, 512, pbkdf2-sha512',
+    spec: { cipher: 'aes-cbc-plain64', keySize: 256, sectorSize: 512, pbkdf: { type: 'pbkdf2', hash: 'sha512' } },
+    luks1: true,
+  },
+  {
+    name: 'aes-cbc-plain64, 4096, argon2i',
+    spec: {
+      cipher: 'aes-cbc-plain64',
+      keySize: 256,
+      sectorSize: 4096,
+      pbkdf: { ...argon, type: 'argon2i', memoryKiB: 64 },
+    },
+  },
+  {
+    name: 'aes-xts-plain64, 512, pbkdf2-sha256',
+    spec: { cipher: 'aes-xts-plain64', keySize: 512, sectorSize: 512, pbkdf: { type: 'pbkdf2', hash: 'sha256' } },
+    luks1: true,
+  },
+  {
+    name: 'aes-xts-plain64, 4096, argon2id',
+    spec: { cipher: 'aes-xts-plain64', keySize: 512, sectorSize: 4096, pbkdf: argon },
+  },
+  {
+    name: 'aes-xts-plain64, 4096, pbkdf2-sha512, 256-bit key',
+    spec: { cipher: 'aes-xts-plain64', keySize: 256, sectorSize: 4096, pbkdf: { type: 'pbkdf2', hash: 'sha512' } },
+  },
+  {
+    name: 'aes-cbc-essiv:sha256, 512, argon2id',
+    spec: { cipher: 'aes-cbc-essiv:sha256', keySize: 256, sectorSize: 512, pbkdf: argon },
+  },
 ];
 
 // Every LUKS2 container, then the LUKS1 conversions.
@@ -43,10 +83,14 @@ describeWithCryptsetup('containers made by cryptsetup', () => {
 
   beforeAll(async () => {
     const made = await mapLimit(MATRIX, availableParallelism(), (m) =>
-      makeLuks2Container({ ...m.spec, dataSize: 192 * 1024, passphrases: [pass(), pass()] }));
+      makeLuks2Container({ ...m.spec, dataSize: 192 * 1024, passphrases: [pass(), pass()] }),
+    );
     v2.push(...made);
-    const conv = await mapLimit(MATRIX.map((m, i) => [m, i] as const).filter(([m]) => m.luks1), availableParallelism(),
-      async ([, i]) => [i, await convertToLuks1(made[i])] as const);
+    const conv = await mapLimit(
+      MATRIX.map((m, i) => [m, i] as const).filter(([m]) => m.luks1),
+      availableParallelism(),
+      async ([, i]) => [i, await convertToLuks1(made[i])] as const,
+    );
     for (const [i, c] of conv) v1.set(i, c);
   }, 120_000);
   afterAll(removeAllContainers);
@@ -54,7 +98,7 @@ describeWithCryptsetup('containers made by cryptsetup', () => {
   const get = (c: { index: number; luks1: boolean }) => (c.luks1 ? v1.get(c.index)! : v2[c.index]);
 
   describe.each(CASES)('$label', (cs) => {
-    it('opens with each keyslot\'s passphrase and decrypts the whole payload', async () => {
+    it("opens with each keyslot's passphrase and decrypts the whole payload", async () => {
       const c = get(cs);
       const src = await openFileSource(c.path);
       try {
@@ -88,8 +132,10 @@ describeWithCryptsetup('containers made by cryptsetup', () => {
     it('refuses a wrong passphrase and a wrong volume key; accepts the right volume key', async () => {
       const c = get(cs);
       const bytes = new Uint8Array(await readFile(c.path));
-      await expect(openLuks(bytes, { passphrase: 'not ' + pass() })).rejects.toThrow(WrongPassphraseError);
-      await expect(openLuks(bytes, { passphrase: 'x' })).rejects.toThrow(/^@x\/luks: no keyslot opens with this passphrase \(tried 0, 1\)$/);
+      await expect(openLuks(bytes, { passphrase: `not ${pass()}` })).rejects.toThrow(WrongPassphraseError);
+      await expect(openLuks(bytes, { passphrase: 'x' })).rejects.toThrow(
+        /^@x\/luks: no keyslot opens with this passphrase \(tried 0, 1\)$/,
+      );
       const wrong = Uint8Array.from(c.volumeKey);
       wrong[0] ^= 1;
       await expect(openLuks(bytes, { volumeKey: wrong })).rejects.toThrow(WrongVolumeKeyError);
@@ -100,7 +146,7 @@ describeWithCryptsetup('containers made by cryptsetup', () => {
       expect(sameBytes(plain, c.original)).toBe(true);
     });
 
-    it('x-luks decrypt writes the original data, byte for byte (second keyslot\'s passphrase)', async () => {
+    it("x-luks decrypt writes the original data, byte for byte (second keyslot's passphrase)", async () => {
       const c = get(cs);
       const out = `${c.path}.out`;
       const pf = `${c.path}.pass1`;

@@ -2,10 +2,19 @@
 // from a damaged primary; anything unusable is a HeaderError with a message that says what is wrong.
 import { createHash, randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeWithCryptsetup, convertToLuks1, makeLuks2Container, removeAllContainers, type Container } from '@x/containers';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import {
+  describeWithCryptsetup,
+  convertToLuks1,
+  makeLuks2Container,
+  removeAllContainers,
+  type Container,
+} from '@x/containers';
 import { HeaderError, openLuks, readHeader, type Luks2Header } from '../src/index.js';
 import { sameBytes } from './helpers.js';
+
+// biome-ignore lint/suspicious/noExplicitAny: the tests rewrite arbitrary fields of the header's JSON
+type Json = any;
 
 describeWithCryptsetup('damaged and truncated headers', () => {
   let c2: Container;
@@ -15,7 +24,13 @@ describeWithCryptsetup('damaged and truncated headers', () => {
   const passphrase = randomBytes(9).toString('hex');
 
   beforeAll(async () => {
-    c2 = await makeLuks2Container({ cipher: 'aes-cbc-essiv:sha256', keySize: 256, sectorSize: 512, dataSize: 64 * 1024, passphrases: [passphrase] });
+    c2 = await makeLuks2Container({
+      cipher: 'aes-cbc-essiv:sha256',
+      keySize: 256,
+      sectorSize: 512,
+      dataSize: 64 * 1024,
+      passphrases: [passphrase],
+    });
     c1 = await convertToLuks1(c2);
     image2 = new Uint8Array(await readFile(c2.path));
     image1 = new Uint8Array(await readFile(c1.path));
@@ -71,7 +86,9 @@ describeWithCryptsetup('damaged and truncated headers', () => {
     copy[4096 + 10] ^= 1;
     copy[16384 + 4096 + 10] ^= 1;
     await expect(readHeader(copy)).rejects.toThrow(HeaderError);
-    await expect(readHeader(copy)).rejects.toThrow(/^@x\/luks: no usable LUKS2 header: primary header: checksum mismatch \(corrupt\); secondary header at 16384: checksum mismatch/);
+    await expect(readHeader(copy)).rejects.toThrow(
+      /^@x\/luks: no usable LUKS2 header: primary header: checksum mismatch \(corrupt\); secondary header at 16384: checksum mismatch/,
+    );
     await expect(openLuks(copy, { passphrase })).rejects.toThrow(HeaderError);
   });
 
@@ -79,7 +96,12 @@ describeWithCryptsetup('damaged and truncated headers', () => {
     ['LUKS2', 'nothing', 0, /too short for a LUKS header/],
     ['LUKS2', 'the binary header', 300, /too short for a LUKS header/],
     ['LUKS2', 'the JSON area', 10_000, /no usable LUKS2 header: primary header: the image is truncated/],
-    ['LUKS2', 'the keyslot area', 40_000, /the image \(40000 bytes\) ends before the payload offset \d+ \(truncated\?\)/],
+    [
+      'LUKS2',
+      'the keyslot area',
+      40_000,
+      /the image \(40000 bytes\) ends before the payload offset \d+ \(truncated\?\)/,
+    ],
     ['LUKS2', 'the start of the payload', -1, /ends before the payload offset/],
     ['LUKS1', 'the phdr', 500, /too short for a LUKS header/],
     ['LUKS1', 'the key material', 5000, /the image \(5000 bytes\) ends before the payload offset \d+ \(truncated\?\)/],
@@ -102,7 +124,7 @@ describeWithCryptsetup('damaged and truncated headers', () => {
   });
 
   /** A copy of the LUKS2 image with both JSON areas rewritten by `mutate` and both checksums recomputed. */
-  function rewriteJson(mutate: (json: any) => void): Uint8Array {
+  function rewriteJson(mutate: (json: Json) => void): Uint8Array {
     const copy = Uint8Array.from(image2);
     const size = Number(Buffer.from(copy.buffer).readBigUInt64BE(8));
     for (const off of [0, size]) {
@@ -112,13 +134,20 @@ describeWithCryptsetup('damaged and truncated headers', () => {
       area.fill(0);
       area.set(Buffer.from(JSON.stringify(json)));
       copy.fill(0, off + 448, off + 512);
-      copy.set(createHash('sha256').update(copy.subarray(off, off + size)).digest(), off + 448);
+      copy.set(
+        createHash('sha256')
+          .update(copy.subarray(off, off + size))
+          .digest(),
+        off + 448,
+      );
     }
     return copy;
   }
 
   it('honours keyslot priority 0 (tried only when asked for)', async () => {
-    const img = rewriteJson((j) => { j.keyslots['0'].priority = 0; });
+    const img = rewriteJson((j) => {
+      j.keyslots['0'].priority = 0;
+    });
     await expect(openLuks(img, { passphrase })).rejects.toThrow(/no active keyslot/);
     expect((await openLuks(img, { passphrase, keyslot: 0 })).keyslot).toBe('0');
   });
@@ -138,14 +167,62 @@ describeWithCryptsetup('damaged and truncated headers', () => {
   });
 
   it.each([
-    ['a mandatory requirement', (j: any) => { j.config.requirements = { mandatory: ['online-reencrypt'] }; }, /requirements this package does not meet: online-reencrypt/],
-    ['an integrity segment', (j: any) => { j.segments['0'].integrity = { type: 'hmac(sha256)' }; }, /authenticated encryption/],
-    ['an unknown digest type', (j: any) => { j.digests['0'].type = 'sha3'; }, /digest type "sha3" is not supported/],
-    ['an absurd argon2 cost', (j: any) => { j.keyslots['0'].kdf = { type: 'argon2id', time: 4, memory: 1 << 30, cpus: 1, salt: j.keyslots['0'].kdf.salt }; }, /argon2 cost out of range/],
-    ['an unknown kdf', (j: any) => { j.keyslots['0'].kdf.type = 'scrypt'; }, /kdf.type "scrypt" is not supported/],
-    ['a non-numeric offset', (j: any) => { j.segments['0'].offset = 'far'; }, /segment 0.offset is not a non-negative integer/],
-    ['payload offset 0 (a detached header)', (j: any) => { j.segments['0'].offset = '0'; }, /payload offset is 0: a detached header/],
-    ['an unsupported cipher', (j: any) => { j.segments['0'].encryption = 'serpent-xts-plain64'; }, /payload: @x\/dm-crypt: unsupported cipher spec "serpent-xts-plain64"/],
+    [
+      'a mandatory requirement',
+      (j: Json) => {
+        j.config.requirements = { mandatory: ['online-reencrypt'] };
+      },
+      /requirements this package does not meet: online-reencrypt/,
+    ],
+    [
+      'an integrity segment',
+      (j: Json) => {
+        j.segments['0'].integrity = { type: 'hmac(sha256)' };
+      },
+      /authenticated encryption/,
+    ],
+    [
+      'an unknown digest type',
+      (j: Json) => {
+        j.digests['0'].type = 'sha3';
+      },
+      /digest type "sha3" is not supported/,
+    ],
+    [
+      'an absurd argon2 cost',
+      (j: Json) => {
+        j.keyslots['0'].kdf = { type: 'argon2id', time: 4, memory: 1 << 30, cpus: 1, salt: j.keyslots['0'].kdf.salt };
+      },
+      /argon2 cost out of range/,
+    ],
+    [
+      'an unknown kdf',
+      (j: Json) => {
+        j.keyslots['0'].kdf.type = 'scrypt';
+      },
+      /kdf.type "scrypt" is not supported/,
+    ],
+    [
+      'a non-numeric offset',
+      (j: Json) => {
+        j.segments['0'].offset = 'far';
+      },
+      /segment 0.offset is not a non-negative integer/,
+    ],
+    [
+      'payload offset 0 (a detached header)',
+      (j: Json) => {
+        j.segments['0'].offset = '0';
+      },
+      /payload offset is 0: a detached header/,
+    ],
+    [
+      'an unsupported cipher',
+      (j: Json) => {
+        j.segments['0'].encryption = 'serpent-xts-plain64';
+      },
+      /payload: @x\/dm-crypt: unsupported cipher spec "serpent-xts-plain64"/,
+    ],
   ])('refuses %s with a HeaderError', async (_what, mutate, message) => {
     const err = await openLuks(rewriteJson(mutate), { passphrase }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(HeaderError);
@@ -154,7 +231,9 @@ describeWithCryptsetup('damaged and truncated headers', () => {
 
   it('read() checks its arguments, and zeroes dst when the source fails', async () => {
     const v = await openLuks(image2, { passphrase });
-    await expect(v.read(new Uint8Array(100), 0)).rejects.toThrow(/^@x\/luks: dst is not a whole number of 512-byte sectors/);
+    await expect(v.read(new Uint8Array(100), 0)).rejects.toThrow(
+      /^@x\/luks: dst is not a whole number of 512-byte sectors/,
+    );
     await expect(v.read(new Uint8Array(1024), v.payloadSize / 512 - 1)).rejects.toThrow(/past the payload/);
     await expect(v.read(new Uint8Array(512), -1)).rejects.toThrow(RangeError);
     let broken = false;

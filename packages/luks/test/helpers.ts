@@ -20,10 +20,18 @@ function buildCli(): Promise<{ dir: string; bin: string }> {
     const dir = await mkdtemp(join(tmpdir(), 'x-luks-cli-bin-'));
     const bin = join(dir, 'x-luks.mjs');
     await esbuild.build({
-      entryPoints: [SOURCE], outfile: bin, bundle: true, platform: 'node', format: 'esm', target: 'node20',
-      conditions: ['source'], logLevel: 'error',
+      entryPoints: [SOURCE],
+      outfile: bin,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      conditions: ['source'],
+      logLevel: 'error',
       // hash-wasm's UMD build and Node's createRequire need a require() inside an ES module
-      banner: { js: "import { createRequire as __xLuksCreateRequire } from 'node:module'; const require = __xLuksCreateRequire(import.meta.url);" },
+      banner: {
+        js: "import { createRequire as __xLuksCreateRequire } from 'node:module'; const require = __xLuksCreateRequire(import.meta.url);",
+      },
     });
     return { dir, bin };
   })();
@@ -43,7 +51,10 @@ export interface CliResult {
 }
 
 /** Runs `x-luks args…`; `stdin` is written to its standard input. `onSpawn` gets the child (to signal it). */
-export async function runCli(args: string[], opts: { stdin?: Uint8Array | string; onSpawn?: (pid: number) => void } = {}): Promise<CliResult> {
+export async function runCli(
+  args: string[],
+  opts: { stdin?: Uint8Array | string; onSpawn?: (pid: number) => void } = {},
+): Promise<CliResult> {
   const { bin } = await buildCli();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [bin, ...args], {
@@ -62,4 +73,5 @@ export async function runCli(args: string[], opts: { stdin?: Uint8Array | string
   });
 }
 
-export const sameBytes = (a: Uint8Array, b: Uint8Array) => Buffer.from(a.buffer, a.byteOffset, a.length).equals(Buffer.from(b.buffer, b.byteOffset, b.length));
+export const sameBytes = (a: Uint8Array, b: Uint8Array) =>
+  Buffer.from(a.buffer, a.byteOffset, a.length).equals(Buffer.from(b.buffer, b.byteOffset, b.length));

@@ -3,12 +3,15 @@
  * FileVault: many sectors per call, both directions parallel inside the kernel, ciphertext stealing for
  * data units that are not whole blocks. Output is byte-identical to OpenSSL / node:crypto `aes-*-xts`.
  *
- * The mode owns only what is XTS-specific: the two keys, the tweak encryption (one batched ECB call for
- * all sectors) and ciphertext stealing (§5.3.2). The blocks themselves go through the kernel's XTS
- * entry points; argument rules and kernel choice are `@x/aes-kernels`'.
+ * The mode owns what is XTS-specific: the two keys, the tweak encryption (one batched call for all
+ * sectors), ciphertext stealing (§5.3.2), and the whole blocks: the kernel's `xtsEncrypt`/`xtsDecrypt`
+ * fast path where it has one, else `generic.ts` over its block primitives. Argument rules and kernel
+ * choice are `@x/aes-kernels`'.
  */
-import { checkBlocks, checkBytes, checkDataUnit, checkIv, checkSectors, chooseKernel } from '@x/aes-kernels';
-import { expandKey, type AesKeyedKernel } from '@x/aes-keyschedule';
+import { checkBlocks, checkBytes, checkDataUnit, checkIv, checkOptions, checkSectors } from '@x/aes-kernels/checks';
+import type { AesKernel, AesKeyedKernel, Registry } from '@x/aes-kernels/hazmat';
+import { expandKey } from '@x/aes-keyschedule';
+import { mulAlpha, xtsBlocks, XtsScratch } from './generic.js';
 
 const PREFIX = '@x/xts';
 
@@ -37,16 +40,6 @@ export interface Xts {
   dispose(): void;
 }
 
-/**
- * Multiplies the 128-bit tweak at `t[o ..]` by α in GF(2^128) (IEEE 1619 §5.2: little-endian, reduction
- * x^128 + x^7 + x^2 + x + 1), in place and branch-free.
- */
-function mulAlpha(t: Uint8Array, o: number): void {
-  const carry = t[o + 15] >>> 7;
-  for (let i = 15; i > 0; i--) t[o + i] = ((t[o + i] << 1) | (t[o + i - 1] >>> 7)) & 0xff;
-  t[o] = ((t[o] << 1) & 0xff) ^ (0x87 & -carry);
-}
-
 /** Constant-time equality of a[0 .. n) and a[n .. 2n). */
 function halvesEqual(a: Uint8Array, n: number): boolean {
   let d = 0;
@@ -69,9 +62,9 @@ class XtsCipher implements Xts {
   readonly #t = new Uint8Array(16);
   readonly #a = new Uint8Array(16);
   readonly #b = new Uint8Array(16);
+  readonly #scratch: XtsScratch;
 
-  constructor(key: Uint8Array, kernelName: string | undefined) {
-    const kernel = chooseKernel(PREFIX, kernelName);
+  constructor(kernel: AesKernel, key: Uint8Array) {
     const half = key.length >>> 1;
     const k1 = expandKey(key.subarray(0, half));
     const k2 = expandKey(key.subarray(half));
@@ -83,6 +76,7 @@ class XtsCipher implements Xts {
       k2.wipe();
     }
     this.kernel = kernel.name;
+    this.#scratch = new XtsScratch(kernel.parallelBlocks);
   }
 
   /** The key1 kernel; throws once disposed (key2's is disposed with it). */
@@ -92,7 +86,7 @@ class XtsCipher implements Xts {
     return data;
   }
 
-  /** The encrypted tweaks T = E_K2(i) of every sector, in one ECB call (IEEE 1619 §5.3.1 step 1). */
+  /** The encrypted tweaks T = E_K2(i) of every sector, in one call of the tweak key's block primitive (IEEE 1619 §5.3.1 step 1). */
   #encryptTweaks(tweaks: Uint8Array): Uint8Array {
     if (this.#tweakView.length !== tweaks.length) {
       if (this.#tweakStore.length < tweaks.length) {
@@ -101,20 +95,20 @@ class XtsCipher implements Xts {
       }
       this.#tweakView = this.#tweakStore.subarray(0, tweaks.length);
     }
-    this.#tweak!.encryptECB(this.#tweakView, tweaks);
+    this.#tweak!.encryptBlocks(this.#tweakView, tweaks);
     return this.#tweakView;
   }
 
   encryptSectors(dst: Uint8Array, src: Uint8Array, sectorSize: number, tweaks: Uint8Array): void {
     const data = this.#live();
     this.#checkSectors(dst, src, sectorSize, tweaks);
-    data.encryptXTS(dst, src, sectorSize, this.#encryptTweaks(tweaks));
+    this.#blocks(data, dst, src, sectorSize, this.#encryptTweaks(tweaks), false);
   }
 
   decryptSectors(dst: Uint8Array, src: Uint8Array, sectorSize: number, tweaks: Uint8Array): void {
     const data = this.#live();
     this.#checkSectors(dst, src, sectorSize, tweaks);
-    data.decryptXTS(dst, src, sectorSize, this.#encryptTweaks(tweaks));
+    this.#blocks(data, dst, src, sectorSize, this.#encryptTweaks(tweaks), true);
   }
 
   #checkSectors(dst: Uint8Array, src: Uint8Array, sectorSize: number, tweaks: Uint8Array): void {
@@ -139,11 +133,10 @@ class XtsCipher implements Xts {
     checkDataUnit(PREFIX, dst, src);
     checkIv(PREFIX, tweak, dst, src.length, 'tweak');
     const t = this.#t;
-    this.#tweak!.encryptECB(t, tweak);
+    this.#tweak!.encryptBlocks(t, tweak);
     const b = src.length & 15;
     if (b === 0) {
-      if (decrypt) data.decryptXTS(dst, src, src.length, t);
-      else data.encryptXTS(dst, src, src.length, t);
+      this.#blocks(data, dst, src, src.length, t, decrypt);
       t.fill(0);
       return;
     }
@@ -152,21 +145,20 @@ class XtsCipher implements Xts {
     const m = src.length >>> 4;
     const head = 16 * (m - 1);
     if (head > 0) {
-      if (decrypt) data.decryptXTS(dst.subarray(0, head), src.subarray(0, head), head, t);
-      else data.encryptXTS(dst.subarray(0, head), src.subarray(0, head), head, t);
+      this.#blocks(data, dst.subarray(0, head), src.subarray(0, head), head, t, decrypt);
     }
-    for (let j = 0; j < m - 1; j++) mulAlpha(t, 0); // T·α^(m-1)
-    const x = this.#a, y = this.#b;
+    for (let j = 0; j < m - 1; j++) mulAlpha(t, 0, t, 0); // T·α^(m-1)
+    const x = this.#a,
+      y = this.#b;
     // Encryption: CC = XEX(P[m-1], T_{m-1}); C[m] = CC[0..b); C[m-1] = XEX(P[m] ‖ CC[b..16), T_m).
     // Decryption swaps the two tweaks: PP = XEX⁻¹(C[m-1], T_m); P[m] = PP[0..b);
     // P[m-1] = XEX⁻¹(C[m] ‖ PP[b..16), T_{m-1}).
     if (decrypt) {
-      y.set(t);
-      mulAlpha(y, 0); // y = T_m, t = T_{m-1}
+      mulAlpha(y, 0, t, 0); // y = T_m, t = T_{m-1}
       this.#xex(data, x, src, head, y, true);
     } else {
       this.#xex(data, x, src, head, t, false);
-      mulAlpha(t, 0); // t = T_m
+      mulAlpha(t, 0, t, 0); // t = T_m
     }
     // x = CC (or PP). Swap its first b bytes with the partial block: they become the output's partial
     // block, and x becomes the last full block to process, with T_m (encryption) or T_{m-1}
@@ -183,11 +175,27 @@ class XtsCipher implements Xts {
     t.fill(0);
   }
 
-  /** out = E_K1(in[o..o+16) ^ T) ^ T (or with D_K1), for one block, through the kernel's ECB. */
+  /** Whole blocks of units of `unitSize` bytes: the kernel's fast path, or the generic one. */
+  #blocks(
+    data: AesKeyedKernel,
+    dst: Uint8Array,
+    src: Uint8Array,
+    unitSize: number,
+    tweaks: Uint8Array,
+    decrypt: boolean,
+  ): void {
+    if (decrypt) {
+      if (data.xtsDecrypt) data.xtsDecrypt(dst, src, unitSize, tweaks);
+      else xtsBlocks(data, this.#scratch, dst, src, unitSize, tweaks, true);
+    } else if (data.xtsEncrypt) data.xtsEncrypt(dst, src, unitSize, tweaks);
+    else xtsBlocks(data, this.#scratch, dst, src, unitSize, tweaks, false);
+  }
+
+  /** out = E_K1(in[o..o+16) ^ T) ^ T (or with D_K1), for one block, through the block primitive. */
   #xex(data: AesKeyedKernel, out: Uint8Array, input: Uint8Array, o: number, tw: Uint8Array, decrypt: boolean): void {
     for (let i = 0; i < 16; i++) out[i] = input[o + i] ^ tw[i];
-    if (decrypt) data.decryptECB(out, out);
-    else data.encryptECB(out, out);
+    if (decrypt) data.decryptBlocks(out, out);
+    else data.encryptBlocks(out, out);
     for (let i = 0; i < 16; i++) out[i] ^= tw[i];
   }
 
@@ -197,32 +205,36 @@ class XtsCipher implements Xts {
     this.#data = this.#tweak = undefined;
     this.#tweakStore.fill(0);
     this.#t.fill(0);
+    this.#scratch.wipe();
   }
 }
 
 /**
- * Creates an XTS-AES cipher from `key1 ‖ key2`: 32 bytes (XTS-AES-128) or 64 bytes (XTS-AES-256).
- * The data is encrypted with key1, the tweak with key2 (IEEE 1619 §5.1). Equal halves are refused, as
- * OpenSSL and node:crypto refuse them.
- *
- * @example
- * ```ts
- * import { newXts } from '@x/xts';
- * import { newIvGenerator } from '@x/disk-iv';
- * const xts = newXts(volumeKey);                      // aes-xts-plain64, 512-bit key
- * const tweaks = new Uint8Array(16 * 8);
- * newIvGenerator('plain64', volumeKey).generate(tweaks, 0n, 8);
- * xts.decryptSectors(plain, disk, 512, tweaks);        // 8 sectors, one call
- * ```
+ * An XTS cipher on `kernel` itself, whatever the registry says: for tests that run the mode on kernels
+ * the registry does not list (a kernel reduced to its block primitives). Not exported from the package.
  */
-export function newXts(key: Uint8Array, options?: XtsOptions): Xts {
+export function newXtsOn(kernel: AesKernel, key: Uint8Array): Xts {
+  checkXtsKey(key);
+  return new XtsCipher(kernel, key);
+}
+
+function checkXtsKey(key: Uint8Array): void {
   checkBytes(PREFIX, 'key', key);
   if (key.length !== 32 && key.length !== 64) {
-    throw new RangeError(`${PREFIX}: key must be 32 or 64 bytes (key1 ‖ key2 for AES-128 or AES-256), got ${key.length}`);
+    throw new RangeError(
+      `${PREFIX}: key must be 32 or 64 bytes (key1 ‖ key2 for AES-128 or AES-256), got ${key.length}`,
+    );
   }
   if (halvesEqual(key, key.length >>> 1)) throw new RangeError(`${PREFIX}: key1 and key2 must differ`);
-  if (options !== undefined && (options === null || typeof options !== 'object')) {
-    throw new TypeError(`${PREFIX}: options must be an object`);
-  }
-  return new XtsCipher(key, options?.kernel);
+}
+
+/** {@link newXts} over the kernels of `registry` (all of them, or the portable one alone). */
+export function newXtsFrom(
+  registry: Pick<Registry, 'chooseKernel'>,
+  key: Uint8Array,
+  options: XtsOptions | undefined,
+): Xts {
+  checkXtsKey(key);
+  checkOptions(PREFIX, options);
+  return new XtsCipher(registry.chooseKernel(PREFIX, options?.kernel), key);
 }

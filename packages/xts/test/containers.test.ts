@@ -2,10 +2,17 @@
 // the 512-byte-sector ones): @x/xts with @x/disk-iv's plain64 tweaks must decrypt every payload sector
 // to the original data on every kernel, and encrypting the data must give cryptsetup's ciphertext.
 import { availableParallelism } from 'node:os';
-import { describeWithCryptsetup, convertToLuks1, makeLuks2Container, mapLimit, removeAllContainers, type Container } from '@x/containers';
+import {
+  describeWithCryptsetup,
+  convertToLuks1,
+  makeLuks2Container,
+  mapLimit,
+  removeAllContainers,
+  type Container,
+} from '@x/containers';
 import { newIvGenerator } from '@x/disk-iv';
 import { kernels, newXts } from '@x/xts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 
 describeWithCryptsetup('real aes-xts-plain64 containers made by cryptsetup', () => {
   const specs = [256, 512].flatMap((keySize) => [512, 4096].map((sectorSize) => ({ keySize, sectorSize })));
@@ -35,7 +42,9 @@ describeWithCryptsetup('real aes-xts-plain64 containers made by cryptsetup', () 
         const xts = newXts(c.volumeKey, { kernel });
         const plain = new Uint8Array(disk.length);
         xts.decryptSectors(plain, disk, c.sectorSize, tweaks);
-        expect(Buffer.from(plain).equals(c.original), `${c.format} ${c.volumeKey.length * 8}-bit ${c.sectorSize}`).toBe(true);
+        expect(Buffer.from(plain).equals(c.original), `${c.format} ${c.volumeKey.length * 8}-bit ${c.sectorSize}`).toBe(
+          true,
+        );
         xts.encryptSectors(plain, plain, c.sectorSize, tweaks);
         expect(Buffer.from(plain).equals(disk)).toBe(true);
         xts.dispose();

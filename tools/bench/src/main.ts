@@ -7,26 +7,56 @@
  *   npm run bench            full table (a few minutes)
  *   npm start                short form (under a minute)
  *   npm run bench -- --json  also print the raw numbers as JSON
+ *   npm run bench -- --baseline DIR
+ *                            before and after: every @x kernel of this tree against the same kernel of
+ *                            another built checkout DIR (e.g. a git worktree of an older commit), row by
+ *                            row, interleaved in this one process; the other libraries are left out
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import Benchmark from 'benchmark';
 import { cbc as nobleCbc, ecb as nobleEcb } from '@noble/ciphers/aes.js';
 import aesjs from 'aes-js';
-import { kernels, newCipher } from '@x/cbc';
-import { newIvGenerator } from '@x/disk-iv';
-import { newXts } from '@x/xts';
+import * as cbc from '@x/cbc';
+import * as diskIv from '@x/disk-iv';
+import * as xts from '@x/xts';
+import { pathToFileURL } from 'node:url';
+import path from 'node:path';
 
-const args = new Set(process.argv.slice(2));
+const argv = process.argv.slice(2);
+const args = new Set(argv);
 const short = args.has('--short');
 const rounds = short ? 3 : 7;
 const maxTime = short ? 0.07 : 0.35;
+const baselineDir = args.has('--baseline') ? path.resolve(argv[argv.indexOf('--baseline') + 1]) : undefined;
+
+/** The @x APIs a row calls: this tree's, or (with --baseline) those built in another checkout. */
+interface Api {
+  newCipher: typeof cbc.newCipher;
+  newXts: typeof xts.newXts;
+  newIvGenerator: typeof diskIv.newIvGenerator;
+}
+const here: Api = { newCipher: cbc.newCipher, newXts: xts.newXts, newIvGenerator: diskIv.newIvGenerator };
+const load = (pkg: string) => import(pathToFileURL(path.join(baselineDir!, 'packages', pkg, 'dist', 'index.js')).href);
+const before: Api | undefined = baselineDir && {
+  newCipher: (await load('cbc')).newCipher,
+  newXts: (await load('xts')).newXts,
+  newIvGenerator: (await load('disk-iv')).newIvGenerator,
+};
+const BEFORE = ' (before)';
 
 const SECTOR = 512;
 const SECTORS = 2048;
-const OURS = kernels();
+const OURS = cbc.kernels();
 const OTHERS = ['node:crypto', '@noble/ciphers', 'aes-js'] as const;
-const CONTENDERS = [...OURS, ...OTHERS];
+const CONTENDERS: string[] = before ? OURS.flatMap((k) => [`${k}${BEFORE}`, k]) : [...OURS, ...OTHERS];
+
+/** For an @x contender (this tree's or the baseline's): its API and kernel name; else undefined. */
+function ours(who: string): { api: Api; kernel: string } | undefined {
+  if (OURS.includes(who)) return { api: here, kernel: who };
+  if (before && who.endsWith(BEFORE)) return { api: before, kernel: who.slice(0, -BEFORE.length) };
+  return undefined;
+}
 
 type Run = () => void;
 interface Row {
@@ -39,7 +69,8 @@ interface Row {
 }
 
 const iv = randomBytes(16);
-const chunks = (bytes: number, size: number) => Array.from({ length: bytes / size }, (_, i) => [i * size, (i + 1) * size] as const);
+const chunks = (bytes: number, size: number) =>
+  Array.from({ length: bytes / size }, (_, i) => [i * size, (i + 1) * size] as const);
 
 /** node:crypto the way its users do it: a (de)cipher object per message. */
 function openssl(name: string, encrypt: boolean, key: Uint8Array, data: Uint8Array, v: Uint8Array | null) {
@@ -60,8 +91,9 @@ function blockRow(op: 'cbc-decrypt' | 'cbc-encrypt' | 'ecb-encrypt', keyBits: nu
     keyBits,
     bytes,
     make(who) {
-      if (OURS.includes(who)) {
-        const c = newCipher(key, { kernel: who });
+      const x = ours(who);
+      if (x) {
+        const c = x.api.newCipher(key, { kernel: x.kernel });
         if (op === 'cbc-decrypt') return () => c.decrypt(dst, src, iv);
         if (op === 'cbc-encrypt') return () => c.encrypt(dst, src, iv);
         return () => c.encryptECB(dst, src);
@@ -72,11 +104,13 @@ function blockRow(op: 'cbc-decrypt' | 'cbc-encrypt' | 'ecb-encrypt', keyBits: nu
         case 'node:crypto':
           return () => openssl(`aes-${keyBits}-${mode}`, encrypt, key, src, mode === 'ecb' ? null : iv);
         case '@noble/ciphers': {
-          const make = () => (mode === 'ecb' ? nobleEcb(key, { disablePadding: true }) : nobleCbc(key, iv, { disablePadding: true }));
+          const make = () =>
+            mode === 'ecb' ? nobleEcb(key, { disablePadding: true }) : nobleCbc(key, iv, { disablePadding: true });
           return encrypt ? () => make().encrypt(src) : () => make().decrypt(src);
         }
         case 'aes-js': {
-          const make = () => (mode === 'ecb' ? new aesjs.ModeOfOperation.ecb(key) : new aesjs.ModeOfOperation.cbc(key, iv));
+          const make = () =>
+            mode === 'ecb' ? new aesjs.ModeOfOperation.ecb(key) : new aesjs.ModeOfOperation.cbc(key, iv);
           return encrypt ? () => make().encrypt(src) : () => make().decrypt(src);
         }
       }
@@ -101,11 +135,14 @@ function sectorsRow(keyBits: number, encrypt: boolean): Row {
     keyBits,
     bytes,
     make(who) {
-      if (OURS.includes(who)) {
-        const c = newCipher(key, { kernel: who });
+      const x = ours(who);
+      if (x) {
+        const c = x.api.newCipher(key, { kernel: x.kernel });
         return encrypt ? () => c.encryptSectors(dst, src, SECTOR, ivs) : () => c.decryptSectors(dst, src, SECTOR, ivs);
       }
-      const each = (f: (a: number, z: number, i: number) => void) => () => sectors.forEach(([a, z], i) => f(a, z, i));
+      const each = (f: (a: number, z: number, i: number) => void) => () => {
+        for (const [i, [a, z]] of sectors.entries()) f(a, z, i);
+      };
       switch (who) {
         case 'node:crypto':
           return each((a, z, i) => openssl(`aes-${keyBits}-cbc`, encrypt, key, src.subarray(a, z), ivOf(i)));
@@ -144,14 +181,15 @@ function essivRow(keyBits: number): Row {
     keyBits,
     bytes,
     make(who) {
-      if (OURS.includes(who)) {
+      const x = ours(who);
+      if (x) {
         // The generator's own AES runs on the same kernel: X_AES_KERNEL is read when it is made.
         const saved = process.env.X_AES_KERNEL;
-        process.env.X_AES_KERNEL = who;
-        const gen = newIvGenerator('essiv:sha256', key);
+        process.env.X_AES_KERNEL = x.kernel;
+        const gen = x.api.newIvGenerator('essiv:sha256', key);
         if (saved === undefined) delete process.env.X_AES_KERNEL;
         else process.env.X_AES_KERNEL = saved;
-        const c = newCipher(key, { kernel: who });
+        const c = x.api.newCipher(key, { kernel: x.kernel });
         return () => {
           gen.generate(ivs, 0, SECTORS);
           c.decryptSectors(dst, src, SECTOR, ivs);
@@ -161,7 +199,9 @@ function essivRow(keyBits: number): Row {
         return () => {
           const e = createCipheriv('aes-256-ecb', salt, null).setAutoPadding(false);
           const v = e.update(numbers);
-          sectors.forEach(([a, z], i) => openssl(`aes-${keyBits}-cbc`, false, key, src.subarray(a, z), v.subarray(16 * i, 16 * i + 16)));
+          for (const [i, [a, z]] of sectors.entries()) {
+            openssl(`aes-${keyBits}-cbc`, false, key, src.subarray(a, z), v.subarray(16 * i, 16 * i + 16));
+          }
         };
       }
       return undefined;
@@ -184,12 +224,19 @@ function xtsRow(keyBits: number, encrypt: boolean): Row {
     keyBits,
     bytes,
     make(who) {
-      if (OURS.includes(who)) {
-        const x = newXts(key, { kernel: who });
-        return encrypt ? () => x.encryptSectors(dst, src, SECTOR, tweaks) : () => x.decryptSectors(dst, src, SECTOR, tweaks);
+      const o = ours(who);
+      if (o) {
+        const x = o.api.newXts(key, { kernel: o.kernel });
+        return encrypt
+          ? () => x.encryptSectors(dst, src, SECTOR, tweaks)
+          : () => x.decryptSectors(dst, src, SECTOR, tweaks);
       }
       if (who === 'node:crypto') {
-        return () => sectors.forEach(([a, z], i) => openssl(`aes-${keyBits}-xts`, encrypt, key, src.subarray(a, z), tweaks.subarray(16 * i, 16 * i + 16)));
+        return () => {
+          for (const [i, [a, z]] of sectors.entries()) {
+            openssl(`aes-${keyBits}-xts`, encrypt, key, src.subarray(a, z), tweaks.subarray(16 * i, 16 * i + 16));
+          }
+        };
       }
       return undefined;
     },
@@ -226,6 +273,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
 const results: Record<string, Record<string, number | undefined>> = {};
 const started = Date.now();
+if (before) console.log(`before: ${baselineDir}; after: this tree\n`);
 for (const row of rows) {
   const fns = CONTENDERS.map((c) => row.make(c));
   const samples = CONTENDERS.map(() => [] as number[]);
@@ -243,9 +291,14 @@ for (const row of rows) {
 }
 
 const mbps = (x: number | undefined) => (x === undefined ? '—' : (x / 1e6).toFixed(x >= 1e8 ? 0 : 1));
-const ratio = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? '—' : `${(a / b).toFixed(a / b >= 10 ? 0 : 1)}×`);
+const ratio = (a: number | undefined, b: number | undefined) =>
+  a === undefined || b === undefined ? '—' : `${(a / b).toFixed(a / b >= 10 ? 0 : 1)}×`;
 const best = OURS[0];
-const header = ['operation', 'AES', ...CONTENDERS, `${best} ÷ node:crypto`, `${best} ÷ noble`, 'portable ÷ noble'];
+const header = before
+  ? ['operation', 'AES', ...CONTENDERS, ...OURS.map((k) => `${k} after ÷ before`)]
+  : ['operation', 'AES', ...CONTENDERS, `${best} ÷ node:crypto`, `${best} ÷ noble`, 'portable ÷ noble'];
+const change = (a: number | undefined, b: number | undefined) =>
+  a === undefined || b === undefined ? '—' : `${(a / b).toFixed(2)}`;
 const lines = [
   `${cpus()[0]?.model.trim() ?? 'unknown CPU'} (${cpus().length} cores), Node ${process.version}, ` +
     `${short ? 'short run' : 'full run'}: MB/s (10^6 bytes/s), median of ${rounds} interleaved rounds; higher is better.`,
@@ -255,10 +308,10 @@ const lines = [
 ];
 for (const row of rows) {
   const r = results[`${row.label} AES-${row.keyBits}`];
-  lines.push(
-    `| ${row.label} | ${row.keyBits} | ${CONTENDERS.map((c) => mbps(r[c])).join(' | ')} | ` +
-      `${ratio(r[best], r['node:crypto'])} | ${ratio(r[best], r['@noble/ciphers'])} | ${ratio(r.portable, r['@noble/ciphers'])} |`,
-  );
+  const tail = before
+    ? OURS.map((k) => change(r[k], r[`${k}${BEFORE}`])).join(' | ')
+    : `${ratio(r[best], r['node:crypto'])} | ${ratio(r[best], r['@noble/ciphers'])} | ${ratio(r.portable, r['@noble/ciphers'])}`;
+  lines.push(`| ${row.label} | ${row.keyBits} | ${CONTENDERS.map((c) => mbps(r[c])).join(' | ')} | ${tail} |`);
 }
 console.log(lines.join('\n'));
 console.log(`\n(${((Date.now() - started) / 1000).toFixed(0)} s)`);

@@ -3,7 +3,7 @@
 // asks for) and through the wasm-simd128 kernel contract directly; results go back as base64.
 import { kernels, newCipher } from '@x/cbc';
 import { expandKey } from '@x/aes-keyschedule';
-import { init, wasmKernel } from '@x/aes-wasm-kernel';
+import { init, kernel as wasmKernel } from '@x/aes-wasm-kernel';
 
 const fromB64 = (s) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
 function toB64(b) {
@@ -20,7 +20,9 @@ function at(bytes, offset) {
 
 /** Every operation of one case, on an object with the Cipher's method names. */
 function operations(c, k) {
-  const key = fromB64(k.key), iv = fromB64(k.iv), ivs = fromB64(k.ivs);
+  const key = fromB64(k.key),
+    iv = fromB64(k.iv),
+    ivs = fromB64(k.ivs);
   const data = at(fromB64(k.data), k.offset);
   const out = {};
   const run = (name, f) => {
@@ -41,18 +43,18 @@ function operations(c, k) {
   return out;
 }
 
-/** The kernel contract under the Cipher's method names. */
+/** The kernel contract (v2: block primitives and fast paths) under the Cipher's method names. */
 function kernelCipher(key) {
   const schedule = expandKey(key);
   const k = wasmKernel.load(schedule);
   schedule.wipe();
   return {
     kernel: 'wasm-simd128 (direct)',
-    encrypt: (d, s, iv) => k.encryptCBC(d, s, iv),
-    decrypt: (d, s, iv) => k.decryptCBC(d, s, iv),
-    encryptECB: (d, s) => k.encryptECB(d, s),
-    decryptECB: (d, s) => k.decryptECB(d, s),
-    decryptSectors: (d, s, n, ivs) => k.decryptSectors(d, s, n, ivs),
+    encrypt: (d, s, iv) => k.cbcEncrypt(d, s, iv),
+    decrypt: (d, s, iv) => k.cbcDecryptSectors(d, s, s.length, iv), // one chain: one sector as long as src
+    encryptECB: (d, s) => k.encryptBlocks(d, s),
+    decryptECB: (d, s) => k.decryptBlocks(d, s),
+    decryptSectors: (d, s, n, ivs) => k.cbcDecryptSectors(d, s, n, ivs),
     dispose: () => k.dispose(),
   };
 }
@@ -67,7 +69,7 @@ window.xaes = {
         result.viaCbc.push({ kernel: c.kernel, out: operations(c, k) });
         c.dispose();
       } catch (e) {
-        result.errors.push(`@x/cbc: ${e && e.message}`);
+        result.errors.push(`@x/cbc: ${e?.message}`);
       }
       if (result.wasmAvailable) {
         const d = kernelCipher(fromB64(k.key));

@@ -8,14 +8,25 @@
  * Without /usr/bin/chromium the test prints that it is skipped and exits 0, except under CI=true, where
  * that is a failure.
  */
-import { createCipheriv, createDecipheriv, randomBytes, randomInt } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { randomBytes, randomInt } from 'node:crypto';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { tmpdir } from 'node:os';
 import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import {
+  CHROMIUM,
+  FIPS197_PLAINTEXT,
+  hex,
+  launchChromium,
+  refCbc,
+  refCbcSectors,
+  refEcb,
+  SP800_38A_CBC,
+  SP800_38A_IV,
+  SP800_38A_PLAINTEXT,
+  toHex,
+} from '@x/testkit';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const PACKAGES = join(ROOT, 'packages');
 const PAGE_JS = fileURLToPath(new URL('./page.js', import.meta.url));
@@ -43,23 +54,10 @@ interface Case {
 }
 
 const b64 = (b: Uint8Array) => Buffer.from(b).toString('base64');
-const hex = (s: string) => Buffer.from(s, 'hex');
 
-function cipher(mode: 'cbc' | 'ecb', enc: boolean, key: Buffer, iv: Buffer | null, data: Buffer): Buffer {
-  const f = enc ? createCipheriv : createDecipheriv;
-  const c = f(`aes-${key.length * 8}-${mode}`, key, iv).setAutoPadding(false);
-  return Buffer.concat([c.update(data), c.final()]);
-}
-
-function makeCase(key: Buffer, iv: Buffer, data: Buffer, sectorSize: number, offset: number): Case {
-  const count = data.length / sectorSize;
-  const ivs = randomBytes(16 * count);
-  const sectors = Buffer.concat(
-    Array.from({ length: count }, (_, s) =>
-      cipher('cbc', false, key, ivs.subarray(16 * s, 16 * s + 16), data.subarray(s * sectorSize, (s + 1) * sectorSize)),
-    ),
-  );
-  const decrypted = cipher('cbc', false, key, iv, data);
+function makeCase(key: Uint8Array, iv: Uint8Array, data: Uint8Array, sectorSize: number, offset: number): Case {
+  const ivs = randomBytes(16 * (data.length / sectorSize));
+  const decrypted = refCbc(false, key, data, iv);
   return {
     key: b64(key),
     iv: b64(iv),
@@ -68,11 +66,11 @@ function makeCase(key: Buffer, iv: Buffer, data: Buffer, sectorSize: number, off
     offset,
     sectorSize,
     expected: {
-      encrypt: b64(cipher('cbc', true, key, iv, data)),
+      encrypt: b64(refCbc(true, key, data, iv)),
       decrypt: b64(decrypted),
-      encryptECB: b64(cipher('ecb', true, key, null, data)),
-      decryptECB: b64(cipher('ecb', false, key, null, data)),
-      decryptSectors: b64(sectors),
+      encryptECB: b64(refEcb(true, key, data)),
+      decryptECB: b64(refEcb(false, key, data)),
+      decryptSectors: b64(refCbcSectors(false, key, data, sectorSize, ivs)),
       decryptInPlace: b64(decrypted),
     },
   };
@@ -81,29 +79,29 @@ function makeCase(key: Buffer, iv: Buffer, data: Buffer, sectorSize: number, off
 /** NIST SP 800-38A F.2 (CBC-AES128/192/256) and FIPS 197 Appendix C keys, then random cases. */
 function cases(): Case[] {
   const out: Case[] = [];
-  const sp800pt = hex(
-    '6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e5130c81c46a35ce411e5fbc1191a0a52eff69f2445df4f9b17ad2b417be66c3710',
-  );
-  const sp800iv = hex('000102030405060708090a0b0c0d0e0f');
-  const sp800 = [
-    ['2b7e151628aed2a6abf7158809cf4f3c', '7649abac8119b246cee98e9b12e9197d'],
-    ['8e73b0f7da0e6452c810f32b809079e562f8ead2522c6b7b', '4f021db243bc633d7178183a9fa071e8'],
-    ['603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4', 'f58c4c04d6e5f1ba779eabfb5f7bfbd6'],
-  ];
-  for (const [key, firstBlock] of sp800) {
-    const c = makeCase(hex(key), sp800iv, sp800pt, 32, 0);
-    if (!Buffer.from(c.expected.encrypt, 'base64').toString('hex').startsWith(firstBlock)) fail('SP 800-38A vector');
+  for (const v of SP800_38A_CBC) {
+    const c = makeCase(hex(v.key), hex(SP800_38A_IV), hex(SP800_38A_PLAINTEXT), 32, 0);
+    if (toHex(Buffer.from(c.expected.encrypt, 'base64')) !== v.ciphertext) fail('SP 800-38A vector');
     out.push(c);
   }
-  const fips = hex('00112233445566778899aabbccddeeff');
   for (const n of [16, 24, 32]) {
-    out.push(makeCase(Buffer.from(Array.from({ length: n }, (_, i) => i)), Buffer.alloc(16), fips, 16, 0));
+    out.push(
+      makeCase(
+        Uint8Array.from({ length: n }, (_, i) => i),
+        new Uint8Array(16),
+        hex(FIPS197_PLAINTEXT),
+        16,
+        0,
+      ),
+    );
   }
   for (let i = 0; i < 12; i++) {
     const keySize = [16, 24, 32][i % 3];
     const sectorSize = [16, 512, 4096][randomInt(3)];
     const sectors = i < 3 ? Math.ceil((2 * CHUNK + 16) / sectorSize) + randomInt(3) : 1 + randomInt(24);
-    out.push(makeCase(randomBytes(keySize), randomBytes(16), randomBytes(sectors * sectorSize), sectorSize, randomInt(16)));
+    out.push(
+      makeCase(randomBytes(keySize), randomBytes(16), randomBytes(sectors * sectorSize), sectorSize, randomInt(16)),
+    );
   }
   return out;
 }
@@ -111,27 +109,57 @@ function cases(): Case[] {
 // ---------------------------------------------------------------------------------------------------
 // The server: an import map for every @x package, their dist/ files, and the page script.
 
-function importMap(): Record<string, string> {
+type Conditions = string | { [condition: string]: Conditions };
+
+/** What a browser loads for an exports or imports entry: its `default`, when that is an ES module file. */
+function browserFile(entry: Conditions | undefined): string | undefined {
+  if (typeof entry === 'string') return entry.endsWith('.js') ? entry : undefined;
+  return entry === undefined ? undefined : browserFile(entry.default);
+}
+
+/**
+ * The import map: every export of every ES-module @x package (`@x/cbc`, `@x/aes-kernels/hazmat`, …) at
+ * its dist/ file, and each package's own `#imports` scoped to that package.
+ */
+function importMap(): { imports: Record<string, string>; scopes: Record<string, Record<string, string>> } {
   const imports: Record<string, string> = {};
+  const scopes: Record<string, Record<string, string>> = {};
   for (const dir of readdirSync(PACKAGES)) {
     const file = join(PACKAGES, dir, 'package.json');
     if (!existsSync(file)) continue;
-    const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name: string; type?: string; exports?: Record<string, unknown> };
-    const main = (pkg.exports?.['.'] as { default?: string } | undefined)?.default;
-    if (pkg.type === 'module' && typeof main === 'string' && main.endsWith('.js')) {
-      imports[pkg.name] = `/packages/${dir}/${main.replace(/^\.\//, '')}`;
+    const pkg = JSON.parse(readFileSync(file, 'utf8')) as {
+      name: string;
+      type?: string;
+      exports?: Record<string, Conditions>;
+      imports?: Record<string, Conditions>;
+    };
+    if (pkg.type !== 'module') continue;
+    const url = (target: string) => `/packages/${dir}/${target.replace(/^\.\//, '')}`;
+    for (const [subpath, entry] of Object.entries(pkg.exports ?? {})) {
+      const target = browserFile(entry);
+      if (target) imports[pkg.name + subpath.slice(1)] = url(target);
+    }
+    for (const [name, entry] of Object.entries(pkg.imports ?? {})) {
+      const target = browserFile(entry);
+      if (!target) continue;
+      scopes[`/packages/${dir}/`] ??= {};
+      scopes[`/packages/${dir}/`][name] = url(target);
     }
   }
-  return imports;
+  return { imports, scopes };
 }
 
 function html(): string {
   return `<!doctype html><meta charset="utf-8"><title>@x browser test</title>
-<script type="importmap">${JSON.stringify({ imports: importMap() })}</script>
+<script type="importmap">${JSON.stringify(importMap())}</script>
 <script type="module" src="/page.js"></script>`;
 }
 
-const TYPES: Record<string, string> = { '.js': 'text/javascript', '.map': 'application/json', '.wasm': 'application/wasm' };
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript',
+  '.map': 'application/json',
+  '.wasm': 'application/wasm',
+};
 
 function serve(req: IncomingMessage, res: ServerResponse): void {
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
@@ -141,14 +169,22 @@ function serve(req: IncomingMessage, res: ServerResponse): void {
   };
   if (url.pathname === '/' || url.pathname === '/csp.html') {
     // The CSP page allows scripts but not WebAssembly compilation (no 'wasm-unsafe-eval').
-    const csp = url.pathname === '/csp.html' ? { 'content-security-policy': "script-src 'self' 'unsafe-inline'" } : undefined;
-    return send(200, 'text/html; charset=utf-8', html(), csp);
+    const csp =
+      url.pathname === '/csp.html' ? { 'content-security-policy': "script-src 'self' 'unsafe-inline'" } : undefined;
+    send(200, 'text/html; charset=utf-8', html(), csp);
+    return;
   }
-  if (url.pathname === '/page.js') return send(200, TYPES['.js'], readFileSync(PAGE_JS));
+  if (url.pathname === '/page.js') {
+    send(200, TYPES['.js'], readFileSync(PAGE_JS));
+    return;
+  }
   if (url.pathname.startsWith('/packages/')) {
     const file = normalize(join(ROOT, decodeURIComponent(url.pathname)));
     const inDist = file.startsWith(PACKAGES + sep) && file.split(sep).includes('dist');
-    if (inDist && existsSync(file)) return send(200, TYPES[extname(file)] ?? 'application/octet-stream', readFileSync(file));
+    if (inDist && existsSync(file)) {
+      send(200, TYPES[extname(file)] ?? 'application/octet-stream', readFileSync(file));
+      return;
+    }
   }
   send(404, 'text/plain', 'not found');
 }
@@ -163,7 +199,12 @@ interface PageResult {
   errors: string[];
 }
 
-function check(label: string, all: Case[], results: { kernel: string; out: Record<string, string> }[], kernel: string): number {
+function check(
+  label: string,
+  all: Case[],
+  results: { kernel: string; out: Record<string, string> }[],
+  kernel: string,
+): number {
   let failures = 0;
   if (results.length !== all.length) {
     console.error(`  ${label}: ${results.length} of ${all.length} cases ran`);
@@ -178,7 +219,9 @@ function check(label: string, all: Case[], results: { kernel: string; out: Recor
     for (const [op, want] of Object.entries(c.expected)) {
       if (r.out[op] !== want) {
         failures++;
-        console.error(`  ${label} case ${i} (${Buffer.from(c.data, 'base64').length} B, key ${Buffer.from(c.key, 'base64').length} B): ${op} differs`);
+        console.error(
+          `  ${label} case ${i} (${Buffer.from(c.data, 'base64').length} B, key ${Buffer.from(c.key, 'base64').length} B): ${op} differs`,
+        );
       }
     }
   });
@@ -192,27 +235,14 @@ async function main(): Promise<void> {
     return;
   }
   for (const dir of ['cbc', 'aes-kernels', 'aes-keyschedule', 'aes-wasm-kernel', 'aes-portable']) {
-    if (!existsSync(join(PACKAGES, dir, 'dist', 'index.js'))) fail(`packages/${dir}/dist is missing: run npm run build first`);
+    if (!existsSync(join(PACKAGES, dir, 'dist', 'index.js')))
+      fail(`packages/${dir}/dist is missing: run npm run build first`);
   }
-  const { chromium } = await import('playwright-core');
   const server = createServer(serve);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
-  const userDataDir = mkdtempSync(join(tmpdir(), 'x-browser-test-'));
-  const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  const browser = await launchChromium('x-browser-test');
+  const context = browser.context;
   let failures = 0;
   try {
     const all = cases();
@@ -223,7 +253,9 @@ async function main(): Promise<void> {
       page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
       await page.goto(`http://127.0.0.1:${port}${path}`);
       await page
-        .waitForFunction(() => (window as unknown as { xaesReady?: boolean }).xaesReady === true, null, { timeout: 20_000 })
+        .waitForFunction(() => (window as unknown as { xaesReady?: boolean }).xaesReady === true, null, {
+          timeout: 20_000,
+        })
         .catch(() => fail(`${path} did not load: ${problems.join('; ') || 'timeout'}`));
       const result = (await page.evaluate(
         (arg) => (window as unknown as { xaes: { run(a: unknown): Promise<unknown> } }).xaes.run(arg),
@@ -250,19 +282,22 @@ async function main(): Promise<void> {
 
     // Without init(): whether this Chromium compiles the module synchronously on the main thread.
     const sync = await run('/', undefined, false);
-    console.log(`main thread without init(): wasm-simd128 ${sync.wasmAvailable ? 'compiles synchronously' : 'needs init()'}`);
+    console.log(
+      `main thread without init(): wasm-simd128 ${sync.wasmAvailable ? 'compiles synchronously' : 'needs init()'}`,
+    );
 
     // 2. A Content-Security-Policy without 'wasm-unsafe-eval': @x/cbc falls back to portable and says so.
     const csp = await run('/csp.html', undefined, true);
     let cspFailures = csp.errors.length + (csp.wasmAvailable ? 1 : 0);
     if (csp.wasmAvailable) console.error('  under CSP: the wasm kernel claims to be available');
     cspFailures += check('@x/cbc under CSP', all.slice(0, 6), csp.viaCbc.slice(0, 6), 'portable');
-    console.log(`CSP without 'wasm-unsafe-eval': falls back to ${csp.viaCbc[0]?.kernel}: ${cspFailures ? 'FAIL' : 'ok'}`);
+    console.log(
+      `CSP without 'wasm-unsafe-eval': falls back to ${csp.viaCbc[0]?.kernel}: ${cspFailures ? 'FAIL' : 'ok'}`,
+    );
     failures += cspFailures;
   } finally {
-    await context.close();
+    await browser.close();
     server.close();
-    rmSync(userDataDir, { recursive: true, force: true });
   }
   if (failures) fail(`${failures} failure(s)`);
   console.log('@x/browser-test: passed');

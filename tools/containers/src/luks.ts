@@ -129,13 +129,24 @@ function headerBytes(keyBytes: number, keyslots: number, luks1: boolean): number
 
 function pbkdfArgs(p: PbkdfSpec): string[] {
   if (p.type === 'pbkdf2') {
-    return ['--pbkdf', 'pbkdf2', '--pbkdf-force-iterations', String(p.iterations ?? 1000), '--hash', p.hash ?? 'sha256'];
+    return [
+      '--pbkdf',
+      'pbkdf2',
+      '--pbkdf-force-iterations',
+      String(p.iterations ?? 1000),
+      '--hash',
+      p.hash ?? 'sha256',
+    ];
   }
   return [
-    '--pbkdf', p.type,
-    '--pbkdf-memory', String(p.memoryKiB ?? 32),
-    '--pbkdf-force-iterations', String(p.iterations ?? 4),
-    '--pbkdf-parallel', String(p.parallel ?? 1),
+    '--pbkdf',
+    p.type,
+    '--pbkdf-memory',
+    String(p.memoryKiB ?? 32),
+    '--pbkdf-force-iterations',
+    String(p.iterations ?? 4),
+    '--pbkdf-parallel',
+    String(p.parallel ?? 1),
   ];
 }
 
@@ -167,7 +178,13 @@ export function parseVolumeKey(dump: string): Uint8Array {
  */
 export async function dumpVolumeKey(path: string, keyFile: string): Promise<Uint8Array> {
   const { stdout } = await runCryptsetup([
-    'luksDump', '--dump-volume-key', '--batch-mode', '--disable-locks', '--key-file', keyFile, path,
+    'luksDump',
+    '--dump-volume-key',
+    '--batch-mode',
+    '--disable-locks',
+    '--key-file',
+    keyFile,
+    path,
   ]);
   return parseVolumeKey(stdout);
 }
@@ -176,11 +193,19 @@ export async function dumpVolumeKey(path: string, keyFile: string): Promise<Uint
 async function luks2Segment(path: string) {
   const { stdout } = await runCryptsetup(['luksDump', '--dump-json-metadata', '--disable-locks', path]);
   const json = JSON.parse(stdout) as {
-    segments: Record<string, { type: string; offset: string; encryption: string; sector_size: number; iv_tweak: string }>;
+    segments: Record<
+      string,
+      { type: string; offset: string; encryption: string; sector_size: number; iv_tweak: string }
+    >;
   };
   const seg = json.segments['0'];
-  if (!seg || seg.type !== 'crypt') throw new Error(`@x/containers: ${path}: no crypt segment 0 in ${stdout}`);
-  return { offset: Number(seg.offset), cipher: seg.encryption, sectorSize: seg.sector_size, ivTweak: BigInt(seg.iv_tweak) };
+  if (seg?.type !== 'crypt') throw new Error(`@x/containers: ${path}: no crypt segment 0 in ${stdout}`);
+  return {
+    offset: Number(seg.offset),
+    cipher: seg.encryption,
+    sectorSize: seg.sector_size,
+    ivTweak: BigInt(seg.iv_tweak),
+  };
 }
 
 /** Payload offset and cipher from a LUKS1 container's luksDump ("Payload offset" counts 512-byte sectors). */
@@ -245,7 +270,10 @@ export async function makeLuks2Container(spec: ContainerSpec = {}): Promise<Cont
   const header = headerBytes(keyBits / 8, passphrases.length, luks1);
 
   const dir = await workDir(spec);
-  const stem = join(dir, `${spec.name ?? cipher.replace(/[^a-z0-9]+/gi, '_')}-${keyBits}-${sectorSize}-${process.pid}-${counter++}`);
+  const stem = join(
+    dir,
+    `${spec.name ?? cipher.replace(/[^a-z0-9]+/gi, '_')}-${keyBits}-${sectorSize}-${process.pid}-${counter++}`,
+  );
   const path = `${stem}.luks2.img`;
   const keyFiles = passphrases.map((_, i) => `${stem}.key${i}`);
   await Promise.all(passphrases.map((p, i) => writeFile(keyFiles[i], p, { mode: 0o600 })));
@@ -254,21 +282,45 @@ export async function makeLuks2Container(spec: ContainerSpec = {}): Promise<Cont
   await truncate(path, original.length + 2 * header);
 
   await runCryptsetup([
-    'reencrypt', '--encrypt', '--type', 'luks2', '--force-offline-reencrypt',
-    '--reduce-device-size', `${2 * header / 512}s`,
-    '--cipher', cipher, '--key-size', String(keyBits), '--sector-size', String(sectorSize),
-    ...pbkdfArgs(pbkdf), '--batch-mode', '--disable-locks', '--key-file', keyFiles[0], path,
+    'reencrypt',
+    '--encrypt',
+    '--type',
+    'luks2',
+    '--force-offline-reencrypt',
+    '--reduce-device-size',
+    `${(2 * header) / 512}s`,
+    '--cipher',
+    cipher,
+    '--key-size',
+    String(keyBits),
+    '--sector-size',
+    String(sectorSize),
+    ...pbkdfArgs(pbkdf),
+    '--batch-mode',
+    '--disable-locks',
+    '--key-file',
+    keyFiles[0],
+    path,
   ]);
   for (let i = 1; i < passphrases.length; i++) {
     await runCryptsetup([
-      'luksAddKey', ...pbkdfArgs(pbkdf), '--batch-mode', '--disable-locks', '--key-file', keyFiles[0], path, keyFiles[i],
+      'luksAddKey',
+      ...pbkdfArgs(pbkdf),
+      '--batch-mode',
+      '--disable-locks',
+      '--key-file',
+      keyFiles[0],
+      path,
+      keyFiles[i],
     ]);
   }
   const seg = await luks2Segment(path);
   // cryptsetup 2.6 puts the payload at reduce/2 = header; whatever it chose, the data must follow it
   const { size } = await stat(path);
   if (seg.offset + original.length > size) {
-    throw new Error(`@x/containers: ${path}: payload at ${seg.offset} + ${original.length} bytes is past the end (${size})`);
+    throw new Error(
+      `@x/containers: ${path}: payload at ${seg.offset} + ${original.length} bytes is past the end (${size})`,
+    );
   }
   await truncate(path, seg.offset + original.length);
   const [volumeKey, { stdout: dump }] = await Promise.all([
@@ -277,9 +329,18 @@ export async function makeLuks2Container(spec: ContainerSpec = {}): Promise<Cont
   ]);
   return makeContainer(
     {
-      path, format: 'luks2', original, volumeKey, payloadOffset: seg.offset, payloadSize: original.length,
-      sectorSize: seg.sectorSize, cipher: seg.cipher, ...splitCipher(seg.cipher), ivTweak: seg.ivTweak,
-      passphrases, dump,
+      path,
+      format: 'luks2',
+      original,
+      volumeKey,
+      payloadOffset: seg.offset,
+      payloadSize: original.length,
+      sectorSize: seg.sectorSize,
+      cipher: seg.cipher,
+      ...splitCipher(seg.cipher),
+      ivTweak: seg.ivTweak,
+      passphrases,
+      dump,
     },
     keyFiles,
   );
@@ -311,9 +372,18 @@ export async function convertToLuks1(luks2: Container): Promise<Container> {
   const volumeKey = await dumpVolumeKey(path, keyFiles[0]);
   return makeContainer(
     {
-      path, format: 'luks1', original: luks2.original, volumeKey, payloadOffset: facts.offset,
-      payloadSize: luks2.payloadSize, sectorSize: 512, cipher: facts.cipher, ...splitCipher(facts.cipher),
-      ivTweak: 0n, passphrases: luks2.passphrases, dump,
+      path,
+      format: 'luks1',
+      original: luks2.original,
+      volumeKey,
+      payloadOffset: facts.offset,
+      payloadSize: luks2.payloadSize,
+      sectorSize: 512,
+      cipher: facts.cipher,
+      ...splitCipher(facts.cipher),
+      ivTweak: 0n,
+      passphrases: luks2.passphrases,
+      dump,
     },
     keyFiles,
   );
@@ -329,7 +399,11 @@ export async function convertToLuks1(luks2: Container): Promise<Container> {
  * const made = await mapLimit(specs, os.availableParallelism(), makeLuks2Container);
  * ```
  */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, task: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  task: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const out = new Array<R>(items.length);
   let next = 0;
   const worker = async () => {

@@ -3,9 +3,10 @@
  *
  * Exports:
  *   hasAes()                 whether the CPU has the AES instructions (never executes one to find out)
- *   Keyed(rounds, ek, dk)    a class; each instance holds a copy of one key's round keys and has the methods
- *                            of @x/aes-keyschedule's AesKeyedKernel (ECB, CBC, sectors both ways, XTS), each of them
- *                            one native call
+ *   Keyed(rounds, ek, dk)    a class; each instance holds a copy of one key's round keys and is a keyed
+ *                            kernel of @x/aes-kernels' contract (v2): `rounds`, the block primitives
+ *                            (encryptBlocks, decryptBlocks), every fast path (cbcEncrypt, cbcDecryptSectors,
+ *                            cbcEncryptSectors, xtsEncrypt, xtsDecrypt) and dispose, each one native call
  *   calls()                  how many kernel methods have been entered (for the call-count test)
  *
  * Zero copy: the kernels run on the caller's Uint8Array bytes (napi_get_typedarray_info). Zero allocation:
@@ -133,23 +134,25 @@ static int get_dst_src(napi_env env, napi_value *argv, uint8_t **dst, uint8_t **
   return 1;
 }
 
-static napi_value m_encrypt_ecb(napi_env env, napi_callback_info info) {
+/* encryptBlocks(dst, src): each block on its own (FIPS 197 §5.1). */
+static napi_value m_encrypt_blocks(napi_env env, napi_callback_info info) {
   napi_value argv[2];
   uint8_t *dst, *src;
   size_t n;
   keyed_t *s = enter(env, info, 2, argv);
   if (s == NULL || !get_dst_src(env, argv, &dst, &src, &n)) return NULL;
-  aes_arm64_encrypt_ecb(s->ek, s->rounds, dst, src, n);
+  aes_arm64_encrypt_blocks(s->ek, s->rounds, dst, src, n);
   return NULL;
 }
 
-static napi_value m_decrypt_ecb(napi_env env, napi_callback_info info) {
+/* decryptBlocks(dst, src): each block on its own (FIPS 197 §5.3.5). */
+static napi_value m_decrypt_blocks(napi_env env, napi_callback_info info) {
   napi_value argv[2];
   uint8_t *dst, *src;
   size_t n;
   keyed_t *s = enter(env, info, 2, argv);
   if (s == NULL || !get_dst_src(env, argv, &dst, &src, &n)) return NULL;
-  aes_arm64_decrypt_ecb(s->dk, s->rounds, dst, src, n);
+  aes_arm64_decrypt_blocks(s->dk, s->rounds, dst, src, n);
   return NULL;
 }
 
@@ -163,23 +166,14 @@ static int get_iv(napi_env env, napi_value v, uint8_t **iv) {
   return 1;
 }
 
-static napi_value m_encrypt_cbc(napi_env env, napi_callback_info info) {
+/* cbcEncrypt(dst, src, iv): one CBC chain (NIST SP 800-38A §6.2). */
+static napi_value m_cbc_encrypt(napi_env env, napi_callback_info info) {
   napi_value argv[3];
   uint8_t *dst, *src, *iv;
   size_t n;
   keyed_t *s = enter(env, info, 3, argv);
   if (s == NULL || !get_dst_src(env, argv, &dst, &src, &n) || !get_iv(env, argv[2], &iv)) return NULL;
-  aes_arm64_encrypt_cbc(s->ek, s->rounds, dst, src, n, iv);
-  return NULL;
-}
-
-static napi_value m_decrypt_cbc(napi_env env, napi_callback_info info) {
-  napi_value argv[3];
-  uint8_t *dst, *src, *iv;
-  size_t n;
-  keyed_t *s = enter(env, info, 3, argv);
-  if (s == NULL || !get_dst_src(env, argv, &dst, &src, &n) || !get_iv(env, argv[2], &iv)) return NULL;
-  aes_arm64_decrypt_cbc(s->dk, s->rounds, dst, src, n, iv);
+  aes_arm64_cbc_encrypt(s->ek, s->rounds, dst, src, n, iv);
   return NULL;
 }
 
@@ -188,11 +182,12 @@ typedef void (*units_fn)(const uint8_t *keys, int rounds, uint8_t *dst, const ui
                          size_t unit_blocks, const uint8_t *ivs);
 
 /*
- * decryptSectors/encryptSectors(dst, src, sectorSize, ivs) and encryptXTS/decryptXTS(dst, src, unitSize,
- * tweaks): every unit in this one native call. The size a positive multiple of 16 that divides
+ * cbcDecryptSectors/cbcEncryptSectors(dst, src, sectorSize, ivs) and xtsEncrypt/xtsDecrypt(dst, src,
+ * unitSize, tweaks): every unit in this one native call. The size a positive multiple of 16 that divides
  * src.length, and at least 16 bytes of IV (or encrypted tweak) per unit: the mode may pass a reused buffer
- * longer than that (only the first 16 x units bytes are read). `decrypt` picks the equivalent inverse
- * cipher's keys.
+ * longer than that (only the first 16 x units bytes are read). An empty src reads and writes nothing,
+ * whatever the size (one CBC chain is one sector of src.length bytes, 0 for an empty src). `decrypt`
+ * picks the equivalent inverse cipher's keys.
  */
 static napi_value units_method(napi_env env, napi_callback_info info, units_fn fn, int decrypt,
                                const char *size_error, const char *units_error) {
@@ -204,6 +199,7 @@ static napi_value units_method(napi_env env, napi_callback_info info, units_fn f
   if (s == NULL || !get_dst_src(env, argv, &dst, &src, &n)) return NULL;
   if (napi_get_value_uint32(env, argv[2], &unit_size) != napi_ok) return throw_error(env, 0, size_error);
   if (!get_bytes(env, argv[3], &ivs, &ivs_len)) return NULL;
+  if (n == 0) return NULL;
   const size_t unit_blocks = unit_size / 16;
   if (unit_size == 0 || unit_size % 16 != 0 || n % unit_blocks != 0 || ivs_len / 16 < n / unit_blocks) {
     return throw_error(env, 1, units_error);
@@ -215,20 +211,20 @@ static napi_value units_method(napi_env env, napi_callback_info info, units_fn f
 #define SECTORS_ERRORS PREFIX "sectorSize must be a number", PREFIX "src must be whole sectors with one 16-byte IV each"
 #define XTS_ERRORS PREFIX "unitSize must be a number", PREFIX "src must be whole data units with one 16-byte tweak each"
 
-static napi_value m_decrypt_sectors(napi_env env, napi_callback_info info) {
-  return units_method(env, info, aes_arm64_decrypt_sectors, 1, SECTORS_ERRORS);
+static napi_value m_cbc_decrypt_sectors(napi_env env, napi_callback_info info) {
+  return units_method(env, info, aes_arm64_cbc_decrypt_sectors, 1, SECTORS_ERRORS);
 }
 
-static napi_value m_encrypt_sectors(napi_env env, napi_callback_info info) {
-  return units_method(env, info, aes_arm64_encrypt_sectors, 0, SECTORS_ERRORS);
+static napi_value m_cbc_encrypt_sectors(napi_env env, napi_callback_info info) {
+  return units_method(env, info, aes_arm64_cbc_encrypt_sectors, 0, SECTORS_ERRORS);
 }
 
-static napi_value m_encrypt_xts(napi_env env, napi_callback_info info) {
-  return units_method(env, info, aes_arm64_encrypt_xts, 0, XTS_ERRORS);
+static napi_value m_xts_encrypt(napi_env env, napi_callback_info info) {
+  return units_method(env, info, aes_arm64_xts_encrypt, 0, XTS_ERRORS);
 }
 
-static napi_value m_decrypt_xts(napi_env env, napi_callback_info info) {
-  return units_method(env, info, aes_arm64_decrypt_xts, 1, XTS_ERRORS);
+static napi_value m_xts_decrypt(napi_env env, napi_callback_info info) {
+  return units_method(env, info, aes_arm64_xts_decrypt, 1, XTS_ERRORS);
 }
 
 /* dispose(): wipes the round keys now rather than at garbage collection. */
@@ -312,14 +308,13 @@ NAPI_MODULE_INIT() {
 #if defined(__aarch64__)
   const napi_property_descriptor methods[] = {
       {"rounds", NULL, NULL, m_rounds, NULL, NULL, napi_enumerable, NULL},
-      {"encryptECB", NULL, m_encrypt_ecb, NULL, NULL, NULL, napi_default, NULL},
-      {"decryptECB", NULL, m_decrypt_ecb, NULL, NULL, NULL, napi_default, NULL},
-      {"encryptCBC", NULL, m_encrypt_cbc, NULL, NULL, NULL, napi_default, NULL},
-      {"decryptCBC", NULL, m_decrypt_cbc, NULL, NULL, NULL, napi_default, NULL},
-      {"decryptSectors", NULL, m_decrypt_sectors, NULL, NULL, NULL, napi_default, NULL},
-      {"encryptSectors", NULL, m_encrypt_sectors, NULL, NULL, NULL, napi_default, NULL},
-      {"encryptXTS", NULL, m_encrypt_xts, NULL, NULL, NULL, napi_default, NULL},
-      {"decryptXTS", NULL, m_decrypt_xts, NULL, NULL, NULL, napi_default, NULL},
+      {"encryptBlocks", NULL, m_encrypt_blocks, NULL, NULL, NULL, napi_default, NULL},
+      {"decryptBlocks", NULL, m_decrypt_blocks, NULL, NULL, NULL, napi_default, NULL},
+      {"cbcEncrypt", NULL, m_cbc_encrypt, NULL, NULL, NULL, napi_default, NULL},
+      {"cbcDecryptSectors", NULL, m_cbc_decrypt_sectors, NULL, NULL, NULL, napi_default, NULL},
+      {"cbcEncryptSectors", NULL, m_cbc_encrypt_sectors, NULL, NULL, NULL, napi_default, NULL},
+      {"xtsEncrypt", NULL, m_xts_encrypt, NULL, NULL, NULL, napi_default, NULL},
+      {"xtsDecrypt", NULL, m_xts_decrypt, NULL, NULL, NULL, napi_default, NULL},
       {"dispose", NULL, m_dispose, NULL, NULL, NULL, napi_default, NULL},
   };
   napi_value cls;

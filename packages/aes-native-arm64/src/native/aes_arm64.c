@@ -19,8 +19,8 @@
  *
  * Timing: the AES instructions are constant time; nothing here branches on or indexes by secret data.
  *
- * BREAK_* macros exist only for scripts/breaks.mjs, which builds deliberately wrong kernels to show that
- * the tests catch them. A release build defines none of them.
+ * scripts/breaks.mjs patches a copy of this file with each patch in breaks/ (deliberately wrong kernels)
+ * and checks that the tests catch every one; this file itself has no test hooks.
  */
 #include "aes_arm64.h"
 
@@ -45,21 +45,6 @@ typedef struct {
 
 ALWAYS_INLINE void load_keys(keys_t *ks, const uint8_t *p, const int rounds) {
   UNROLL for (int r = 0; r <= rounds; r++) ks->k[r] = vld1q_u8(p + 16 * r);
-#if defined(BREAK_SWAP_ROUND_KEYS)
-  uint8x16_t t = ks->k[3];
-  ks->k[3] = ks->k[4];
-  ks->k[4] = t;
-#endif
-}
-
-/* InvMixColumns after AESD; BREAK_DROP_AESIMC leaves it out of round 1 of the inverse cipher. */
-ALWAYS_INLINE uint8x16_t inv_mix(uint8x16_t s, const int r) {
-#if defined(BREAK_DROP_AESIMC)
-  if (r == 1) return s;
-#else
-  (void)r;
-#endif
-  return vaesimcq_u8(s);
 }
 
 /* The cipher of FIPS 197 §5.1 on one block. */
@@ -71,7 +56,7 @@ ALWAYS_INLINE uint8x16_t encrypt1(const keys_t *ks, const int rounds, uint8x16_t
 
 /* The equivalent inverse cipher of FIPS 197 §5.3.5 on one block. */
 ALWAYS_INLINE uint8x16_t decrypt1(const keys_t *ks, const int rounds, uint8x16_t s) {
-  UNROLL for (int r = 0; r < rounds - 1; r++) s = inv_mix(vaesdq_u8(s, ks->k[r]), r + 1);
+  UNROLL for (int r = 0; r < rounds - 1; r++) s = vaesimcq_u8(vaesdq_u8(s, ks->k[r]));
   s = vaesdq_u8(s, ks->k[rounds - 1]);
   return veorq_u8(s, ks->k[rounds]);
 }
@@ -87,7 +72,7 @@ ALWAYS_INLINE void encrypt8(const keys_t *ks, const int rounds, uint8x16_t s[LAN
 /* §5.3.5 on eight independent blocks, interleaved as encrypt8 is. */
 ALWAYS_INLINE void decrypt8(const keys_t *ks, const int rounds, uint8x16_t s[LANES]) {
   UNROLL for (int r = 0; r < rounds - 1; r++) {
-    UNROLL for (int j = 0; j < LANES; j++) s[j] = inv_mix(vaesdq_u8(s[j], ks->k[r]), r + 1);
+    UNROLL for (int j = 0; j < LANES; j++) s[j] = vaesimcq_u8(vaesdq_u8(s[j], ks->k[r]));
   }
   UNROLL for (int j = 0; j < LANES; j++) s[j] = veorq_u8(vaesdq_u8(s[j], ks->k[rounds - 1]), ks->k[rounds]);
 }
@@ -103,9 +88,7 @@ ALWAYS_INLINE void ecb_encrypt(const int rounds, const uint8_t *rk, uint8_t *dst
     encrypt8(&ks, rounds, s);
     UNROLL for (int j = 0; j < LANES; j++) vst1q_u8(dst + 16 * (i + j), s[j]);
   }
-#if !defined(BREAK_SKIP_TAIL)
   for (; i < n; i++) vst1q_u8(dst + 16 * i, encrypt1(&ks, rounds, vld1q_u8(src + 16 * i)));
-#endif
 }
 
 ALWAYS_INLINE void ecb_decrypt(const int rounds, const uint8_t *dk, uint8_t *dst, const uint8_t *src, size_t n) {
@@ -118,9 +101,7 @@ ALWAYS_INLINE void ecb_decrypt(const int rounds, const uint8_t *dk, uint8_t *dst
     decrypt8(&ks, rounds, s);
     UNROLL for (int j = 0; j < LANES; j++) vst1q_u8(dst + 16 * (i + j), s[j]);
   }
-#if !defined(BREAK_SKIP_TAIL)
   for (; i < n; i++) vst1q_u8(dst + 16 * i, decrypt1(&ks, rounds, vld1q_u8(src + 16 * i)));
-#endif
 }
 
 /*
@@ -155,7 +136,6 @@ ALWAYS_INLINE void cbc_encrypt(const int rounds, const uint8_t *rk, uint8_t *dst
  * round (the pipeline that one serial chain leaves idle). Each lane keeps its chain as cbc_encrypt_chain
  * does, u = C[k-1] ^ K[Nr], so the first AESE does the three XORs. Every lane's block is loaded before it
  * is stored, so dst == src is safe. The last 1-7 sectors (sectors % 8) run one chain at a time.
- * BREAK_SECTORS_SHARED_CHAIN chains lane 1 from lane 0's previous ciphertext instead of its own.
  */
 ALWAYS_INLINE void sectors_encrypt(const int rounds, const uint8_t *rk, uint8_t *dst, const uint8_t *src,
                                    size_t sectors, size_t sector_blocks, const uint8_t *ivs) {
@@ -172,9 +152,6 @@ ALWAYS_INLINE void sectors_encrypt(const int rounds, const uint8_t *rk, uint8_t 
     for (size_t k = 0; k < sector_blocks; k++) {
       uint8x16_t x[LANES];
       UNROLL for (int j = 0; j < LANES; j++) x[j] = veorq_u8(vld1q_u8(p + j * stride + 16 * k), first_last);
-#if defined(BREAK_SECTORS_SHARED_CHAIN)
-      u[1] = u[0];
-#endif
       UNROLL for (int j = 0; j < LANES; j++) x[j] = vaesmcq_u8(vaeseq_u8(u[j], x[j]));
       UNROLL for (int r = 1; r < rounds - 1; r++) {
         UNROLL for (int j = 0; j < LANES; j++) x[j] = vaesmcq_u8(vaeseq_u8(x[j], ks.k[r]));
@@ -205,30 +182,20 @@ ALWAYS_INLINE void cbc_decrypt_chain(const keys_t *ks, const int rounds, uint8_t
     decrypt8(ks, rounds, s);
     s[0] = veorq_u8(s[0], iv);
     UNROLL for (int j = 1; j < LANES; j++) s[j] = veorq_u8(s[j], vld1q_u8(c + 16 * (j - 1)));
-#if defined(BREAK_STALE_CHAIN)
-    iv = vld1q_u8(c + 16 * (LANES - 2));
-#else
     iv = vld1q_u8(c + 16 * (LANES - 1));
-#endif
     UNROLL for (int j = 0; j < LANES; j++) vst1q_u8(dst + 16 * (i + j), s[j]);
   }
-#if !defined(BREAK_SKIP_TAIL)
   for (; i < n; i++) {
     const uint8x16_t c = vld1q_u8(src + 16 * i);
     vst1q_u8(dst + 16 * i, veorq_u8(decrypt1(ks, rounds, c), iv));
     iv = c;
   }
-#endif
 }
 
-ALWAYS_INLINE void cbc_decrypt(const int rounds, const uint8_t *dk, uint8_t *dst, const uint8_t *src, size_t n,
-                               const uint8_t *iv) {
-  keys_t ks;
-  load_keys(&ks, dk, rounds);
-  cbc_decrypt_chain(&ks, rounds, dst, src, n, vld1q_u8(iv));
-}
-
-/* Many sectors, each its own CBC chain with its own IV; the round keys are loaded once for all of them. */
+/*
+ * Many sectors, each its own CBC chain with its own IV; the round keys are loaded once for all of them.
+ * One chain is one sector of all the blocks.
+ */
 ALWAYS_INLINE void sectors_decrypt(const int rounds, const uint8_t *dk, uint8_t *dst, const uint8_t *src,
                                    size_t sectors, size_t sector_blocks, const uint8_t *ivs) {
   keys_t ks;
@@ -248,15 +215,8 @@ ALWAYS_INLINE void sectors_decrypt(const int rounds, const uint8_t *dk, uint8_t 
 #error "the XTS tweak arithmetic assumes a little-endian AArch64"
 #endif
 
-/*
- * The reduction x^128 = x^7 + x^2 + x + 1 (0x87) of GF(2^128) (IEEE 1619 §5.2). BREAK_XTS_NO_REDUCTION
- * drops it: the bit shifted out of bit 127 is lost, which is wrong for half of all tweaks.
- */
-#if defined(BREAK_XTS_NO_REDUCTION)
-#define XTS_POLY 0x00u
-#else
+/* The reduction x^128 = x^7 + x^2 + x + 1 (0x87) of GF(2^128) (IEEE 1619 §5.2). */
 #define XTS_POLY 0x87u
-#endif
 
 /*
  * T·α (§5.2, "multiplication by a primitive element"): T shifted left by one bit as a 128-bit integer, and
@@ -289,8 +249,8 @@ ALWAYS_INLINE uint64x2_t xts_mul_alpha8(uint64x2_t t) {
 }
 
 /* One XTS round of the cipher (AESE+AESMC) or of the equivalent inverse cipher (AESD+AESIMC). */
-ALWAYS_INLINE uint8x16_t xts_round(const int decrypt, uint8x16_t s, uint8x16_t k, const int r) {
-  return decrypt ? inv_mix(vaesdq_u8(s, k), r) : vaesmcq_u8(vaeseq_u8(s, k));
+ALWAYS_INLINE uint8x16_t xts_round(const int decrypt, uint8x16_t s, uint8x16_t k) {
+  return decrypt ? vaesimcq_u8(vaesdq_u8(s, k)) : vaesmcq_u8(vaeseq_u8(s, k));
 }
 
 ALWAYS_INLINE uint8x16_t xts_last(const int decrypt, uint8x16_t s, uint8x16_t k) {
@@ -319,25 +279,23 @@ ALWAYS_INLINE void xts_unit(const keys_t *ks, const int rounds, const int decryp
     }
     t = xts_mul_alpha8(t);
     UNROLL for (int j = 0; j < LANES; j++) {
-      s[j] = xts_round(decrypt, veorq_u8(vld1q_u8(src + 16 * (i + j)), tw[j]), ks->k[0], 1);
+      s[j] = xts_round(decrypt, veorq_u8(vld1q_u8(src + 16 * (i + j)), tw[j]), ks->k[0]);
     }
     UNROLL for (int r = 1; r < rounds - 1; r++) {
-      UNROLL for (int j = 0; j < LANES; j++) s[j] = xts_round(decrypt, s[j], ks->k[r], r + 1);
+      UNROLL for (int j = 0; j < LANES; j++) s[j] = xts_round(decrypt, s[j], ks->k[r]);
     }
     UNROLL for (int j = 0; j < LANES; j++) {
       s[j] = veorq_u8(veorq_u8(xts_last(decrypt, s[j], ks->k[rounds - 1]), ks->k[rounds]), tw[j]);
     }
     UNROLL for (int j = 0; j < LANES; j++) vst1q_u8(dst + 16 * (i + j), s[j]);
   }
-#if !defined(BREAK_SKIP_TAIL)
   for (; i < n; i++) {
     const uint8x16_t tb = vreinterpretq_u8_u64(t);
-    uint8x16_t s = xts_round(decrypt, veorq_u8(vld1q_u8(src + 16 * i), tb), ks->k[0], 1);
-    UNROLL for (int r = 1; r < rounds - 1; r++) s = xts_round(decrypt, s, ks->k[r], r + 1);
+    uint8x16_t s = xts_round(decrypt, veorq_u8(vld1q_u8(src + 16 * i), tb), ks->k[0]);
+    UNROLL for (int r = 1; r < rounds - 1; r++) s = xts_round(decrypt, s, ks->k[r]);
     vst1q_u8(dst + 16 * i, veorq_u8(veorq_u8(xts_last(decrypt, s, ks->k[rounds - 1]), ks->k[rounds]), tb));
     t = xts_mul_alpha(t);
   }
-#endif
 }
 
 /* Many data units of `unit_blocks` blocks each, unit u from tweak `tweaks[16u ..]`; keys loaded once. */
@@ -369,10 +327,6 @@ ALWAYS_INLINE void xts_units(const int rounds, const int decrypt, const uint8_t 
                                                          size_t n, const uint8_t *iv) {                    \
     cbc_encrypt(NR, k, d, s, n, iv);                                                                       \
   }                                                                                                        \
-  __attribute__((noinline)) void aes_arm64_cbc_dec_##NR(const uint8_t *k, uint8_t *d, const uint8_t *s,    \
-                                                         size_t n, const uint8_t *iv) {                    \
-    cbc_decrypt(NR, k, d, s, n, iv);                                                                       \
-  }                                                                                                        \
   __attribute__((noinline)) void aes_arm64_sectors_dec_##NR(const uint8_t *k, uint8_t *d, const uint8_t *s, \
                                                              size_t ns, size_t sb, const uint8_t *ivs) {   \
     sectors_decrypt(NR, k, d, s, ns, sb, ivs);                                                             \
@@ -402,40 +356,35 @@ INSTANTIATE(14)
     default: break;                          \
   }
 
-void aes_arm64_encrypt_ecb(const uint8_t *rk, int rounds, uint8_t *dst, const uint8_t *src, size_t blocks) {
+void aes_arm64_encrypt_blocks(const uint8_t *rk, int rounds, uint8_t *dst, const uint8_t *src, size_t blocks) {
   DISPATCH(aes_arm64_ecb_enc, rk, dst, src, blocks)
 }
 
-void aes_arm64_decrypt_ecb(const uint8_t *dk, int rounds, uint8_t *dst, const uint8_t *src, size_t blocks) {
+void aes_arm64_decrypt_blocks(const uint8_t *dk, int rounds, uint8_t *dst, const uint8_t *src, size_t blocks) {
   DISPATCH(aes_arm64_ecb_dec, dk, dst, src, blocks)
 }
 
-void aes_arm64_encrypt_cbc(const uint8_t *rk, int rounds, uint8_t *dst, const uint8_t *src, size_t blocks,
+void aes_arm64_cbc_encrypt(const uint8_t *rk, int rounds, uint8_t *dst, const uint8_t *src, size_t blocks,
                            const uint8_t *iv) {
   DISPATCH(aes_arm64_cbc_enc, rk, dst, src, blocks, iv)
 }
 
-void aes_arm64_decrypt_cbc(const uint8_t *dk, int rounds, uint8_t *dst, const uint8_t *src, size_t blocks,
-                           const uint8_t *iv) {
-  DISPATCH(aes_arm64_cbc_dec, dk, dst, src, blocks, iv)
-}
-
-void aes_arm64_decrypt_sectors(const uint8_t *dk, int rounds, uint8_t *dst, const uint8_t *src,
-                               size_t sectors, size_t sector_blocks, const uint8_t *ivs) {
+void aes_arm64_cbc_decrypt_sectors(const uint8_t *dk, int rounds, uint8_t *dst, const uint8_t *src,
+                                   size_t sectors, size_t sector_blocks, const uint8_t *ivs) {
   DISPATCH(aes_arm64_sectors_dec, dk, dst, src, sectors, sector_blocks, ivs)
 }
 
-void aes_arm64_encrypt_sectors(const uint8_t *rk, int rounds, uint8_t *dst, const uint8_t *src,
-                               size_t sectors, size_t sector_blocks, const uint8_t *ivs) {
+void aes_arm64_cbc_encrypt_sectors(const uint8_t *rk, int rounds, uint8_t *dst, const uint8_t *src,
+                                   size_t sectors, size_t sector_blocks, const uint8_t *ivs) {
   DISPATCH(aes_arm64_sectors_enc, rk, dst, src, sectors, sector_blocks, ivs)
 }
 
-void aes_arm64_encrypt_xts(const uint8_t *rk, int rounds, uint8_t *dst, const uint8_t *src, size_t units,
+void aes_arm64_xts_encrypt(const uint8_t *rk, int rounds, uint8_t *dst, const uint8_t *src, size_t units,
                            size_t unit_blocks, const uint8_t *tweaks) {
   DISPATCH(aes_arm64_xts_enc, rk, dst, src, units, unit_blocks, tweaks)
 }
 
-void aes_arm64_decrypt_xts(const uint8_t *dk, int rounds, uint8_t *dst, const uint8_t *src, size_t units,
+void aes_arm64_xts_decrypt(const uint8_t *dk, int rounds, uint8_t *dst, const uint8_t *src, size_t units,
                            size_t unit_blocks, const uint8_t *tweaks) {
   DISPATCH(aes_arm64_xts_dec, dk, dst, src, units, unit_blocks, tweaks)
 }

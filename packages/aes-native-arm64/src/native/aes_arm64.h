@@ -20,28 +20,32 @@
 /* Largest schedule: 15 round keys of 16 bytes (AES-256, FIPS 197 §5 Figure 4). */
 #define AES_ARM64_MAX_SCHEDULE_BYTES (16 * 15)
 
-void aes_arm64_encrypt_ecb(const uint8_t *rk, int rounds, uint8_t *dst, const uint8_t *src, size_t blocks);
-void aes_arm64_decrypt_ecb(const uint8_t *dk, int rounds, uint8_t *dst, const uint8_t *src, size_t blocks);
-void aes_arm64_encrypt_cbc(const uint8_t *rk, int rounds, uint8_t *dst, const uint8_t *src, size_t blocks,
+/* Each block on its own: the cipher (FIPS 197 §5.1) with `rk`, the equivalent inverse cipher (§5.3.5) with `dk`. */
+void aes_arm64_encrypt_blocks(const uint8_t *rk, int rounds, uint8_t *dst, const uint8_t *src, size_t blocks);
+void aes_arm64_decrypt_blocks(const uint8_t *dk, int rounds, uint8_t *dst, const uint8_t *src, size_t blocks);
+/* CBC encryption of one chain (NIST SP 800-38A §6.2): serial, from the 16-byte `iv`. */
+void aes_arm64_cbc_encrypt(const uint8_t *rk, int rounds, uint8_t *dst, const uint8_t *src, size_t blocks,
                            const uint8_t *iv);
-void aes_arm64_decrypt_cbc(const uint8_t *dk, int rounds, uint8_t *dst, const uint8_t *src, size_t blocks,
-                           const uint8_t *iv);
-void aes_arm64_decrypt_sectors(const uint8_t *dk, int rounds, uint8_t *dst, const uint8_t *src,
-                               size_t sectors, size_t sector_blocks, const uint8_t *ivs);
+/*
+ * CBC decryption of `sectors` chains of `sector_blocks` blocks, chain s from IV `ivs + 16s`: eight blocks
+ * of a chain interleaved, then its 1-7 block tail. One chain is one sector of all the blocks.
+ */
+void aes_arm64_cbc_decrypt_sectors(const uint8_t *dk, int rounds, uint8_t *dst, const uint8_t *src,
+                                   size_t sectors, size_t sector_blocks, const uint8_t *ivs);
 /*
  * CBC encryption of `sectors` chains of `sector_blocks` blocks, chain s from IV `ivs + 16s`: eight sectors
  * interleaved (block k of each in one batch), the last 1-7 one chain at a time.
  */
-void aes_arm64_encrypt_sectors(const uint8_t *rk, int rounds, uint8_t *dst, const uint8_t *src,
-                               size_t sectors, size_t sector_blocks, const uint8_t *ivs);
+void aes_arm64_cbc_encrypt_sectors(const uint8_t *rk, int rounds, uint8_t *dst, const uint8_t *src,
+                                   size_t sectors, size_t sector_blocks, const uint8_t *ivs);
 /*
  * XTS-AES (IEEE 1619 §5.3.1, §5.4.1) of whole blocks: `units` data units of `unit_blocks` blocks, unit u
  * starting from the encrypted tweak T = E_K2(i) at `tweaks + 16u`; block j of a unit uses T·α^j.
  * Encryption takes `rk`, decryption `dk`, as the other kernels do.
  */
-void aes_arm64_encrypt_xts(const uint8_t *rk, int rounds, uint8_t *dst, const uint8_t *src, size_t units,
+void aes_arm64_xts_encrypt(const uint8_t *rk, int rounds, uint8_t *dst, const uint8_t *src, size_t units,
                            size_t unit_blocks, const uint8_t *tweaks);
-void aes_arm64_decrypt_xts(const uint8_t *dk, int rounds, uint8_t *dst, const uint8_t *src, size_t units,
+void aes_arm64_xts_decrypt(const uint8_t *dk, int rounds, uint8_t *dst, const uint8_t *src, size_t units,
                            size_t unit_blocks, const uint8_t *tweaks);
 
 #endif

@@ -1,9 +1,10 @@
 /**
- * The two S-box circuits the generator compiles, as straight-line programs over GF(2), one gate a line:
- * `out = a ^ b` (XOR), `out = a # b` (XNOR), `out = a & b` (AND). Inputs are U0..U7 and outputs are
- * S0..S7 (forward) or W0..W7 (inverse), bit 0 being the most significant bit of the byte, as in the
- * papers. The generator evaluates both programs on all 256 inputs against FIPS 197 §5.1.1 / §5.3.2
- * before it emits any code, so a transcription error cannot reach the kernel.
+ * The two S-box circuits that the code generators of `@x/aes-portable` and `@x/aes-wasm-kernel` compile,
+ * as straight-line programs over GF(2), one gate a line: `out = a ^ b` (XOR), `out = a # b` (XNOR),
+ * `out = a & b` (AND). Inputs are U0..U7 and outputs are S0..S7 (forward) or W0..W7 (inverse), bit 0
+ * being the most significant bit of the byte, as in the papers. `parseProgram` (program.ts) reads them;
+ * each generator evaluates what it compiles from them on all 256 inputs against FIPS 197 §5.1.1 / §5.3.2
+ * (`SBOX`, `INV_SBOX` of field.ts) before it emits any code, so a transcription error cannot reach a kernel.
  */
 
 /**
@@ -12,6 +13,11 @@
  * to cryptology" (SEA 2010, ePrint 2009/191) and the Yale Circuit Minimization Team's SLP_AES_113 listing.
  * Top linear layer (8 → 22 signals), a nonlinear middle layer (inversion in GF(2^4)^2), bottom linear
  * layer with the affine map of §5.1.1 folded in (the four XNORs are its constant 0x63).
+ *
+ * @example
+ * ```ts
+ * evaluateProgram(parseProgram(SBOX_113), 'S', 0x53); // 0xed, FIPS 197 §5.1.1's example
+ * ```
  */
 export const SBOX_113 = `
 y14 = U3 ^ U5
@@ -132,7 +138,12 @@ S5 = tc21 ^ tc17
 /**
  * The inverse S-box (FIPS 197 §5.3.2): the inverse top layer, shared middle layer and inverse bottom
  * layer of J. Boyar, R. Peralta, "A small depth-16 circuit for the AES S-box" (IFIP SEC 2012, ePrint
- * 2011/332). The XNORs on the input side are complements the generator moves into the round keys.
+ * 2011/332). The XNORs on the input side are complements the generators move into the round keys.
+ *
+ * @example
+ * ```ts
+ * evaluateProgram(parseProgram(INV_SBOX_DEPTH16), 'W', 0xed); // 0x53
+ * ```
  */
 export const INV_SBOX_DEPTH16 = `
 R13 = U1 ^ U6

@@ -1,0 +1,93 @@
+/**
+ * The kernel contract, version 2: what an AES backend (`portable`, `wasm-simd128`, `native-arm64`, …)
+ * implements so that every mode is written once, in the mode's own package, and runs on any backend.
+ *
+ * A kernel must do one thing: encrypt and decrypt many independent blocks per call, in batches of its
+ * {@link AesKernel.parallelBlocks}. That alone runs every mode correctly: `@x/cbc` and `@x/xts` hold a
+ * generic implementation of each operation over these two primitives. A kernel that is faster at an
+ * operation as a whole (CBC decryption of many sectors, XTS, …) says so by having the optional method
+ * for it, and the mode then calls that instead: Go's `cbcDecAble` and RustCrypto's `par_size`, in
+ * TypeScript. Either way the output is the same bytes.
+ *
+ * Kernels check nothing (they are `hazmat`). Before any call the caller guarantees: every length is a
+ * whole number of 16-byte blocks (and of sectors or data units, for those calls), `dst` is at least as
+ * long as `src`, IVs are 16 bytes, and `dst` and `src` are either exactly the same bytes (same buffer and
+ * byteOffset: "in place") or do not overlap at all; IVs and tweaks do not overlap the bytes written.
+ * Kernels read `src.length` bytes and write that many to the start of `dst`; they never modify `src`
+ * (unless it is `dst`), `iv`, `ivs` or `tweaks`, and allocate nothing per call.
+ *
+ * Kernel packages do not import this file (that would make a dependency cycle with the registry that
+ * lists them): TypeScript checks them against it structurally, where the registry lists them and in the
+ * shared kernel suite (`tools/testkit`).
+ */
+import type { KeySchedule } from '@x/aes-keyschedule';
+
+/** An AES implementation. One instance per backend, shared by every key. */
+export interface AesKernel {
+  /** The stable kernel name users pass as `options.kernel` or `X_AES_KERNEL`. */
+  readonly name: string;
+  /**
+   * Blocks the kernel processes at once (RustCrypto's `par_size`): the generic modes hand it whole
+   * multiples of this many blocks, and lay out that many independent chains (sectors) side by side.
+   */
+  readonly parallelBlocks: number;
+  /** Whether this runtime can run the kernel (feature detection; never throws, never faults). */
+  isAvailable(): boolean;
+  /**
+   * Binds a key: the kernel copies (or converts) the round keys it needs out of `schedule`, which the
+   * caller may wipe afterwards.
+   */
+  load(schedule: KeySchedule): AesKeyedKernel;
+}
+
+/** What every keyed kernel has: the two block primitives. Nothing more is needed to run every mode. */
+export interface AesBlockPrimitives {
+  /** 10, 12 or 14. */
+  readonly rounds: number;
+  /** Each 16-byte block of `src` encrypted on its own (FIPS 197 §5.1). */
+  encryptBlocks(dst: Uint8Array, src: Uint8Array): void;
+  /** Each 16-byte block of `src` decrypted on its own (FIPS 197 §5.3). */
+  decryptBlocks(dst: Uint8Array, src: Uint8Array): void;
+  /** Wipes the round keys the kernel holds. Nothing may be called afterwards. */
+  dispose(): void;
+}
+
+/**
+ * Optional fast paths, each named for what it does. A mode calls one when the keyed kernel has it, and
+ * else runs its own generic version over {@link AesBlockPrimitives}. Each must give exactly the bytes of
+ * that generic version.
+ */
+export interface AesFastPaths {
+  /** CBC encryption of one chain (NIST SP 800-38A §6.2): C[i] = E(P[i] ^ C[i-1]), C[-1] = iv. Serial. */
+  cbcEncrypt?(dst: Uint8Array, src: Uint8Array, iv: Uint8Array): void;
+  /**
+   * CBC decryption of `src.length / sectorSize` chains: sector s is bytes [s·sectorSize, (s+1)·sectorSize)
+   * of `src`, its IV `ivs[16s .. 16s+16)`, and P[i] = D(C[i]) ^ C[i-1]. One chain is one sector as long as
+   * `src`. `sectorSize` is a positive multiple of 16.
+   */
+  cbcDecryptSectors?(dst: Uint8Array, src: Uint8Array, sectorSize: number, ivs: Uint8Array): void;
+  /**
+   * CBC encryption of `src.length / sectorSize` chains laid out as for {@link cbcDecryptSectors}. Each chain
+   * is serial, but the chains are independent: kernels run block k of many sectors in one batch.
+   */
+  cbcEncryptSectors?(dst: Uint8Array, src: Uint8Array, sectorSize: number, ivs: Uint8Array): void;
+  /**
+   * XTS-AES (IEEE 1619 §5.3.1) of whole blocks, for `src.length / unitSize` data units, with this kernel's
+   * key as key1. Unit u is bytes [u·unitSize, (u+1)·unitSize) of `src`, and `tweaks[16u .. 16u+16)` is its
+   * first tweak already encrypted with key2, T = E_K2(i) (`tweaks` may be longer; the rest is not read).
+   * Block j of a unit is C = E_K1(P ^ T·α^j) ^ T·α^j, where ·α is doubling in GF(2^128) (§5.2), done
+   * without branches. `unitSize` is a positive multiple of 16. Ciphertext stealing is the mode's (§5.3.2).
+   */
+  xtsEncrypt?(dst: Uint8Array, src: Uint8Array, unitSize: number, tweaks: Uint8Array): void;
+  /** XTS-AES decryption (IEEE 1619 §5.4.1) of whole blocks; the arguments as for {@link xtsEncrypt}. */
+  xtsDecrypt?(dst: Uint8Array, src: Uint8Array, unitSize: number, tweaks: Uint8Array): void;
+}
+
+/** A kernel bound to one key: the block primitives, and whichever fast paths the kernel has. */
+export type AesKeyedKernel = AesBlockPrimitives & AesFastPaths;
+
+/** The names of the optional fast paths, for kernels' and tests' use. */
+export const FAST_PATHS = ['cbcEncrypt', 'cbcDecryptSectors', 'cbcEncryptSectors', 'xtsEncrypt', 'xtsDecrypt'] as const;
+
+/** One of {@link FAST_PATHS}. */
+export type FastPath = (typeof FAST_PATHS)[number];
