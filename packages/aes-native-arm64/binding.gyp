@@ -1,11 +1,16 @@
 # Build from source with node-gyp, for arm64 hosts without a prebuilt binary (darwin-arm64, linux-arm64
-# with musl; Windows is not supported: the sources use GCC/Clang extensions). linux-arm64 glibc uses prebuilds/, made by scripts/build-arm64.mjs.
-# On other architectures the addon builds without the kernels and hasAes() is false.
+# with musl; Windows is not supported: the sources use GCC/Clang extensions). linux-arm64 glibc uses
+# prebuilds/, made by scripts/build-arm64.mjs. The Node-API glue comes from @x/aes-native-addon.
+# On other architectures the addon builds with no code path, and the kernel reports itself unavailable.
 {
   "targets": [
     {
       "target_name": "x-aes-native-arm64",
-      "sources": ["src/native/addon.c", "src/native/aes_arm64.c"],
+      "sources": [
+        "<!(node -p \"require('@x/aes-native-addon').addonSource\")",
+        "src/native/aes_arm64.c"
+      ],
+      "include_dirs": ["<!(node -p \"require('@x/aes-native-addon').include\")"],
       "defines": ["NAPI_VERSION=8"],
       "cflags_c": ["-std=c11", "-O3", "-fvisibility=hidden"],
       "conditions": [

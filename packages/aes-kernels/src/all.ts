@@ -14,11 +14,16 @@ import { createRegistry } from './registry.js';
  * @example
  * ```ts
  * import { registry } from '@x/aes-kernels/hazmat';
- * registry.names; // ['native-arm64', 'wasm-simd128', 'portable']
+ * registry.names; // ['native-x64', 'native-arm64', 'wasm-simd128', 'portable']
  * ```
  */
 export const registry = /* @__PURE__ */ createRegistry(
-  [{ name: 'native-arm64', package: '@x/aes-native-arm64' }, wasm, portable],
+  [
+    { name: 'native-x64', package: '@x/aes-native-x64' },
+    { name: 'native-arm64', package: '@x/aes-native-arm64' },
+    wasm,
+    portable,
+  ],
   {
     require: requireOptional,
     init: initWasm,

@@ -1,5 +1,5 @@
 /**
- * The kernel contract, version 2: what an AES backend (`portable`, `wasm-simd128`, `native-arm64`, …)
+ * The kernel contract, version 2: what an AES backend (`portable`, `wasm-simd128`, `native-arm64`, `native-x64`, …)
  * implements so that every mode is written once, in the mode's own package, and runs on any backend.
  *
  * A kernel must do one thing: encrypt and decrypt many independent blocks per call, in batches of its

@@ -12,7 +12,7 @@ export { checkBlocks, checkBytes, checkDataUnit, checkIv, checkKey, checkOptions
  * @example
  * ```ts
  * import { kernels } from '@x/aes-kernels';
- * kernels(); // ['wasm-simd128', 'portable'] on x64, ['native-arm64', 'wasm-simd128', 'portable'] on Graviton
+ * kernels(); // ['native-x64', 'wasm-simd128', 'portable'] on x86-64, ['native-arm64', 'wasm-simd128', 'portable'] on Graviton
  * ```
  */
 export function kernels(): string[] {

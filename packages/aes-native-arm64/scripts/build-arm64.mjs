@@ -25,7 +25,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const PREBUILD = path.join(root, 'prebuilds', 'linux-arm64', 'x-aes-native-arm64.napi.glibc.node');
 export const CC = process.env.CC_ARM64 || 'aarch64-linux-gnu-gcc';
 /** The C sources, relative to the package root (or to the copy a build is given). */
-export const SOURCES = ['src/native/addon.c', 'src/native/aes_arm64.c'];
+export const SOURCES = ['src/native/aes_arm64.c'];
 
 /** The compiler flags of every build; `-S` builds for llvm-mca (scripts/mca.mjs) use the same ones. */
 export const CFLAGS = [
@@ -39,8 +39,11 @@ export const CFLAGS = [
   '-Werror',
 ];
 
+const require = createRequire(import.meta.url);
+/** The shared Node-API glue (@x/aes-native-addon): its include directory and its C source. */
+export const { include: ADDON_INCLUDE, addonSource: ADDON_SOURCE } = require('@x/aes-native-addon');
+
 function headers() {
-  const require = createRequire(import.meta.url);
   return path.join(path.dirname(require.resolve('node-api-headers/package.json')), 'include');
 }
 
@@ -53,8 +56,10 @@ export function buildArm64({ srcRoot = root, out = PREBUILD } = {}) {
     '-s',
     '-Wl,-z,relro,-z,now,-z,noexecstack',
     `-I${headers()}`,
+    `-I${ADDON_INCLUDE}`,
     '-o',
     out,
+    ADDON_SOURCE,
     ...SOURCES.map((f) => path.join(srcRoot, f)),
   ];
   execFileSync(CC, args, { stdio: 'inherit' });

@@ -16,7 +16,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CC, CFLAGS } from './build-arm64.mjs';
+import { ADDON_INCLUDE, CC, CFLAGS } from './build-arm64.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const MCA = process.env.LLVM_MCA || '/usr/lib/llvm-19/bin/llvm-mca';
@@ -73,7 +73,14 @@ function innerLoop(asm, fn) {
 
 mkdirSync(outDir, { recursive: true });
 const asmFile = path.join(outDir, 'aes_arm64.s');
-execFileSync(CC, [...CFLAGS, '-S', '-o', asmFile, path.join(root, 'src', 'native', 'aes_arm64.c')]);
+execFileSync(CC, [
+  ...CFLAGS,
+  `-I${ADDON_INCLUDE}`,
+  '-S',
+  '-o',
+  asmFile,
+  path.join(root, 'src', 'native', 'aes_arm64.c'),
+]);
 const asm = readFileSync(asmFile, 'utf8');
 
 const rows = [];

@@ -242,7 +242,9 @@ export function kernelConformance(kernel: AesKernel, { describe, it }: Suite, op
   const runs = options.runs ?? 100;
   const p = kernel.parallelBlocks;
 
-  describe(`kernel ${kernel.name}`, () => {
+  // A kernel with several code paths (native-x64: vaes, aesni) runs the suite once per path.
+  const path = (kernel as { path?: unknown }).path;
+  describe(`kernel ${kernel.name}${typeof path === 'string' ? ` (${path})` : ''}`, () => {
     let present: Method[];
     try {
       const probe = load(kernel, new Uint8Array(16));

@@ -19,14 +19,25 @@
  *
  * Timing: the AES instructions are constant time; nothing here branches on or indexes by secret data.
  *
+ * The Node-API glue is @x/aes-native-addon's (addon.c); this file gives it one code path, "armv8-ce"
+ * (aes_native_paths, at the end).
+ *
  * scripts/breaks.mjs patches a copy of this file with each patch in breaks/ (deliberately wrong kernels)
  * and checks that the tests catch every one; this file itself has no test hooks.
  */
 #include "aes_arm64.h"
 
+#include "aes_native.h"
+
 #if defined(__aarch64__)
 
 #include <arm_neon.h>
+#if defined(__linux__)
+#include <sys/auxv.h>
+#ifndef HWCAP_AES
+#define HWCAP_AES (1UL << 3) /* Linux arch/arm64/include/uapi/asm/hwcap.h */
+#endif
+#endif
 
 #define ALWAYS_INLINE static inline __attribute__((always_inline))
 
@@ -389,4 +400,35 @@ void aes_arm64_xts_decrypt(const uint8_t *dk, int rounds, uint8_t *dst, const ui
   DISPATCH(aes_arm64_xts_dec, dk, dst, src, units, unit_blocks, tweaks)
 }
 
+/* Whether the CPU implements AESE/AESD/AESMC/AESIMC (FEAT_AES); asks the OS, runs none of them. */
+static int armv8_ce_available(void) {
+#if defined(__linux__)
+  return (getauxval(AT_HWCAP) & HWCAP_AES) != 0;
+#elif defined(__APPLE__)
+  return 1; /* every Apple arm64 core has FEAT_AES */
+#else
+  return 0; /* unknown platform: never run the kernels */
+#endif
+}
+
+static const aes_native_path armv8_ce = {
+    "armv8-ce",
+    armv8_ce_available,
+    aes_arm64_encrypt_blocks,
+    aes_arm64_decrypt_blocks,
+    aes_arm64_cbc_encrypt,
+    aes_arm64_cbc_decrypt_sectors,
+    aes_arm64_cbc_encrypt_sectors,
+    aes_arm64_xts_encrypt,
+    aes_arm64_xts_decrypt,
+};
+
+const aes_native_path *const aes_native_paths[] = {&armv8_ce, NULL};
+
+#else /* not __aarch64__: the binary builds, and has no path */
+
+const aes_native_path *const aes_native_paths[] = {NULL};
+
 #endif /* __aarch64__ */
+
+const char aes_native_prefix[] = "@x/aes-native-arm64: ";

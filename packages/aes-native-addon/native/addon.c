@@ -1,0 +1,325 @@
+/*
+ * The Node-API glue of @x's native AES kernels, written once for all of them: it is compiled together
+ * with one kernel's sources (aes_arm64.c, aes_x64.c), which define the code paths it serves (see
+ * aes_native.h).
+ *
+ * Exports:
+ *   paths()                        every path the kernel was built with, best first: [{ name, available }]
+ *   Keyed(rounds, ek, dk, path)    a class; each instance holds a copy of one key's round keys, bound to the
+ *                                  path at index `path`, and is a keyed kernel of @x/aes-kernels' contract
+ *                                  (v2): `rounds`, the block primitives (encryptBlocks, decryptBlocks), every
+ *                                  fast path (cbcEncrypt, cbcDecryptSectors, cbcEncryptSectors, xtsEncrypt,
+ *                                  xtsDecrypt) and dispose, each one native call
+ *   calls()                        how many kernel methods have been entered (for the call-count test)
+ *
+ * Zero copy: the kernels run on the caller's Uint8Array bytes (napi_get_typedarray_info). Zero allocation:
+ * a call creates no JS value and allocates no memory. The JS side (the kernel package, then @x/cbc or
+ * @x/xts) has already checked the arguments against the contract; the checks here are only those that keep
+ * a faulty caller from making native code read or write outside the arrays it passed.
+ *
+ * ABI-stable: only Node-API (js_native_api.h, node_api.h), version 8.
+ */
+#ifndef NAPI_VERSION
+#define NAPI_VERSION 8
+#endif
+#include <node_api.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aes_native.h"
+
+/* A message with the kernel's prefix, in a buffer of the caller's. */
+static const char *message(char *buf, size_t size, const char *text) {
+  size_t p = strlen(aes_native_prefix), t = strlen(text);
+  if (p + t + 1 > size) t = size - p - 1;
+  memcpy(buf, aes_native_prefix, p);
+  memcpy(buf + p, text, t);
+  buf[p + t] = '\0';
+  return buf;
+}
+
+static napi_value throw_error(napi_env env, int range, const char *text) {
+  char buf[160];
+  message(buf, sizeof buf, text);
+  if (range)
+    napi_throw_range_error(env, NULL, buf);
+  else
+    napi_throw_type_error(env, NULL, buf);
+  return NULL;
+}
+
+/* Calls into the kernel methods since load; a plain counter, as all calls come from the JS thread. */
+static uint64_t call_count;
+
+/* The state behind one Keyed instance: both schedules, 16-byte aligned, and the path that runs them. */
+typedef struct {
+  uint8_t ek[AES_NATIVE_MAX_SCHEDULE_BYTES] __attribute__((aligned(16)));
+  uint8_t dk[AES_NATIVE_MAX_SCHEDULE_BYTES] __attribute__((aligned(16)));
+  const aes_native_path *path;
+  int rounds; /* 10, 12, 14; 0 once wiped */
+} keyed_t;
+
+/* Overwrites n bytes; the volatile stores cannot be elided as dead, and the barrier keeps them in place. */
+static void wipe(void *p, size_t n) {
+  volatile uint8_t *v = (volatile uint8_t *)p;
+  while (n--) *v++ = 0;
+  __asm__ __volatile__("" : : "r"(p) : "memory");
+}
+
+static void keyed_wipe(keyed_t *s) {
+  wipe(s->ek, sizeof s->ek);
+  wipe(s->dk, sizeof s->dk);
+  s->rounds = 0;
+}
+
+static void keyed_finalize(napi_env env, void *data, void *hint) {
+  (void)env;
+  (void)hint;
+  keyed_t *s = data;
+  keyed_wipe(s);
+  free(s);
+}
+
+/* The bytes of a Uint8Array; 0 (and a pending exception) when `v` is not one. */
+static int get_bytes(napi_env env, napi_value v, uint8_t **data, size_t *len) {
+  napi_typedarray_type type;
+  void *p = NULL;
+  if (napi_get_typedarray_info(env, v, &type, len, &p, NULL, NULL) != napi_ok || type != napi_uint8_array) {
+    throw_error(env, 0, "expected a Uint8Array");
+    return 0;
+  }
+  *data = p;
+  return 1;
+}
+
+/* The keyed state of `this`; NULL (and a pending exception) when `this` is not a Keyed instance. */
+static keyed_t *unwrap_this(napi_env env, napi_callback_info info, size_t *argc, napi_value *argv) {
+  napi_value self;
+  void *data = NULL;
+  if (napi_get_cb_info(env, info, argc, argv, &self, NULL) != napi_ok || napi_unwrap(env, self, &data) != napi_ok) {
+    throw_error(env, 0, "not a native keyed kernel");
+    return NULL;
+  }
+  return data;
+}
+
+/* `this` of a kernel method, with its argument list; NULL (and a pending exception) when unusable. */
+static keyed_t *enter(napi_env env, napi_callback_info info, size_t want, napi_value *argv) {
+  size_t argc = want;
+  call_count++;
+  keyed_t *s = unwrap_this(env, info, &argc, argv);
+  if (s == NULL) return NULL;
+  if (s->rounds == 0) {
+    char buf[160];
+    napi_throw_error(env, NULL, message(buf, sizeof buf, "the kernel was disposed"));
+    return NULL;
+  }
+  if (argc < want) {
+    throw_error(env, 0, "missing arguments");
+    return NULL;
+  }
+  return s;
+}
+
+/* dst, src: src a whole number of blocks and dst at least as long (the contract's guarantees, re-checked). */
+static int get_dst_src(napi_env env, napi_value *argv, uint8_t **dst, uint8_t **src, size_t *blocks) {
+  size_t dlen, slen;
+  if (!get_bytes(env, argv[0], dst, &dlen) || !get_bytes(env, argv[1], src, &slen)) return 0;
+  if (slen % 16 != 0 || dlen < slen) {
+    throw_error(env, 1, "src must be whole blocks and dst at least as long");
+    return 0;
+  }
+  *blocks = slen / 16;
+  return 1;
+}
+
+/* encryptBlocks(dst, src) and decryptBlocks(dst, src): each block on its own (FIPS 197 §5.1, §5.3.5). */
+static napi_value blocks_method(napi_env env, napi_callback_info info, int decrypt) {
+  napi_value argv[2];
+  uint8_t *dst, *src;
+  size_t n;
+  keyed_t *s = enter(env, info, 2, argv);
+  if (s == NULL || !get_dst_src(env, argv, &dst, &src, &n)) return NULL;
+  if (decrypt)
+    s->path->decrypt_blocks(s->dk, s->rounds, dst, src, n);
+  else
+    s->path->encrypt_blocks(s->ek, s->rounds, dst, src, n);
+  return NULL;
+}
+
+static napi_value m_encrypt_blocks(napi_env env, napi_callback_info info) { return blocks_method(env, info, 0); }
+static napi_value m_decrypt_blocks(napi_env env, napi_callback_info info) { return blocks_method(env, info, 1); }
+
+/* cbcEncrypt(dst, src, iv): one CBC chain (NIST SP 800-38A §6.2). */
+static napi_value m_cbc_encrypt(napi_env env, napi_callback_info info) {
+  napi_value argv[3];
+  uint8_t *dst, *src, *iv;
+  size_t n, iv_len;
+  keyed_t *s = enter(env, info, 3, argv);
+  if (s == NULL || !get_dst_src(env, argv, &dst, &src, &n) || !get_bytes(env, argv[2], &iv, &iv_len)) return NULL;
+  if (iv_len < 16) return throw_error(env, 1, "iv must be 16 bytes");
+  s->path->cbc_encrypt(s->ek, s->rounds, dst, src, n, iv);
+  return NULL;
+}
+
+/* Which of a path's four many-unit operations a method runs. */
+enum units_op { CBC_DECRYPT_SECTORS, CBC_ENCRYPT_SECTORS, XTS_ENCRYPT, XTS_DECRYPT };
+
+/*
+ * cbcDecryptSectors/cbcEncryptSectors(dst, src, sectorSize, ivs) and xtsEncrypt/xtsDecrypt(dst, src,
+ * unitSize, tweaks): every unit in this one native call. The size a positive multiple of 16 that divides
+ * src.length, and at least 16 bytes of IV (or encrypted tweak) per unit: the mode may pass a reused buffer
+ * longer than that (only the first 16 x units bytes are read). An empty src reads and writes nothing,
+ * whatever the size (one CBC chain is one sector of src.length bytes, 0 for an empty src).
+ */
+static napi_value units_method(napi_env env, napi_callback_info info, enum units_op op) {
+  const int xts = op == XTS_ENCRYPT || op == XTS_DECRYPT;
+  napi_value argv[4];
+  uint8_t *dst, *src, *ivs;
+  size_t n, ivs_len;
+  uint32_t unit_size;
+  keyed_t *s = enter(env, info, 4, argv);
+  if (s == NULL || !get_dst_src(env, argv, &dst, &src, &n)) return NULL;
+  if (napi_get_value_uint32(env, argv[2], &unit_size) != napi_ok)
+    return throw_error(env, 0, xts ? "unitSize must be a number" : "sectorSize must be a number");
+  if (!get_bytes(env, argv[3], &ivs, &ivs_len)) return NULL;
+  if (n == 0) return NULL;
+  const size_t unit_blocks = unit_size / 16;
+  if (unit_size == 0 || unit_size % 16 != 0 || n % unit_blocks != 0 || ivs_len / 16 < n / unit_blocks) {
+    return throw_error(env, 1, xts ? "src must be whole data units with one 16-byte tweak each"
+                                   : "src must be whole sectors with one 16-byte IV each");
+  }
+  const aes_native_path *p = s->path;
+  const size_t units = n / unit_blocks;
+  switch (op) {
+    case CBC_DECRYPT_SECTORS: p->cbc_decrypt_sectors(s->dk, s->rounds, dst, src, units, unit_blocks, ivs); break;
+    case CBC_ENCRYPT_SECTORS: p->cbc_encrypt_sectors(s->ek, s->rounds, dst, src, units, unit_blocks, ivs); break;
+    case XTS_ENCRYPT: p->xts_encrypt(s->ek, s->rounds, dst, src, units, unit_blocks, ivs); break;
+    case XTS_DECRYPT: p->xts_decrypt(s->dk, s->rounds, dst, src, units, unit_blocks, ivs); break;
+  }
+  return NULL;
+}
+
+static napi_value m_cbc_decrypt_sectors(napi_env env, napi_callback_info info) {
+  return units_method(env, info, CBC_DECRYPT_SECTORS);
+}
+static napi_value m_cbc_encrypt_sectors(napi_env env, napi_callback_info info) {
+  return units_method(env, info, CBC_ENCRYPT_SECTORS);
+}
+static napi_value m_xts_encrypt(napi_env env, napi_callback_info info) { return units_method(env, info, XTS_ENCRYPT); }
+static napi_value m_xts_decrypt(napi_env env, napi_callback_info info) { return units_method(env, info, XTS_DECRYPT); }
+
+/* dispose(): wipes the round keys now rather than at garbage collection. */
+static napi_value m_dispose(napi_env env, napi_callback_info info) {
+  size_t argc = 0;
+  keyed_t *s = unwrap_this(env, info, &argc, NULL);
+  if (s != NULL) keyed_wipe(s);
+  return NULL;
+}
+
+static napi_value m_rounds(napi_env env, napi_callback_info info) {
+  size_t argc = 0;
+  napi_value out;
+  keyed_t *s = unwrap_this(env, info, &argc, NULL);
+  if (s == NULL) return NULL;
+  napi_create_int32(env, s->rounds, &out);
+  return out;
+}
+
+static size_t path_count(void) {
+  size_t n = 0;
+  while (aes_native_paths[n] != NULL) n++;
+  return n;
+}
+
+/* new Keyed(rounds, encryptionKeys, decryptionKeys, path): copies both schedules out of the caller's arrays. */
+static napi_value keyed_construct(napi_env env, napi_callback_info info) {
+  napi_value argv[4], self;
+  size_t argc = 4;
+  int32_t rounds;
+  uint32_t path;
+  uint8_t *ek, *dk;
+  size_t ek_len, dk_len;
+  if (napi_get_cb_info(env, info, &argc, argv, &self, NULL) != napi_ok || argc < 4) {
+    return throw_error(env, 0, "Keyed(rounds, encryptionKeys, decryptionKeys, path)");
+  }
+  if (napi_get_value_int32(env, argv[0], &rounds) != napi_ok || (rounds != 10 && rounds != 12 && rounds != 14)) {
+    return throw_error(env, 1, "rounds must be 10, 12 or 14");
+  }
+  if (!get_bytes(env, argv[1], &ek, &ek_len) || !get_bytes(env, argv[2], &dk, &dk_len)) return NULL;
+  const size_t need = 16 * (size_t)(rounds + 1);
+  if (ek_len != need || dk_len != need) return throw_error(env, 1, "schedule length does not match rounds");
+  if (napi_get_value_uint32(env, argv[3], &path) != napi_ok || path >= path_count()) {
+    return throw_error(env, 1, "no such path");
+  }
+  /* Never run instructions this CPU lacks: a path that is not available here cannot be keyed. */
+  if (!aes_native_paths[path]->available()) return throw_error(env, 1, "this path is not available on this CPU");
+  keyed_t *s = aligned_alloc(16, sizeof(keyed_t));
+  if (s == NULL) {
+    char buf[160];
+    napi_throw_error(env, NULL, message(buf, sizeof buf, "out of memory"));
+    return NULL;
+  }
+  memset(s, 0, sizeof *s);
+  memcpy(s->ek, ek, need);
+  memcpy(s->dk, dk, need);
+  s->rounds = rounds;
+  s->path = aes_native_paths[path];
+  if (napi_wrap(env, self, s, keyed_finalize, NULL, NULL) != napi_ok) {
+    keyed_finalize(env, s, NULL);
+    char buf[160];
+    napi_throw_error(env, NULL, message(buf, sizeof buf, "napi_wrap failed"));
+    return NULL;
+  }
+  return self;
+}
+
+/* paths(): [{ name, available }] for every path built in, best first. */
+static napi_value paths(napi_env env, napi_callback_info info) {
+  (void)info;
+  napi_value out, item, v;
+  const size_t n = path_count();
+  napi_create_array_with_length(env, n, &out);
+  for (size_t i = 0; i < n; i++) {
+    napi_create_object(env, &item);
+    napi_create_string_utf8(env, aes_native_paths[i]->name, NAPI_AUTO_LENGTH, &v);
+    napi_set_named_property(env, item, "name", v);
+    napi_get_boolean(env, aes_native_paths[i]->available(), &v);
+    napi_set_named_property(env, item, "available", v);
+    napi_set_element(env, out, (uint32_t)i, item);
+  }
+  return out;
+}
+
+static napi_value calls(napi_env env, napi_callback_info info) {
+  (void)info;
+  napi_value out;
+  napi_create_double(env, (double)call_count, &out);
+  return out;
+}
+
+NAPI_MODULE_INIT() {
+  napi_value fn, cls;
+  napi_create_function(env, "paths", NAPI_AUTO_LENGTH, paths, NULL, &fn);
+  napi_set_named_property(env, exports, "paths", fn);
+  napi_create_function(env, "calls", NAPI_AUTO_LENGTH, calls, NULL, &fn);
+  napi_set_named_property(env, exports, "calls", fn);
+  const napi_property_descriptor methods[] = {
+      {"rounds", NULL, NULL, m_rounds, NULL, NULL, napi_enumerable, NULL},
+      {"encryptBlocks", NULL, m_encrypt_blocks, NULL, NULL, NULL, napi_default, NULL},
+      {"decryptBlocks", NULL, m_decrypt_blocks, NULL, NULL, NULL, napi_default, NULL},
+      {"cbcEncrypt", NULL, m_cbc_encrypt, NULL, NULL, NULL, napi_default, NULL},
+      {"cbcDecryptSectors", NULL, m_cbc_decrypt_sectors, NULL, NULL, NULL, napi_default, NULL},
+      {"cbcEncryptSectors", NULL, m_cbc_encrypt_sectors, NULL, NULL, NULL, napi_default, NULL},
+      {"xtsEncrypt", NULL, m_xts_encrypt, NULL, NULL, NULL, napi_default, NULL},
+      {"xtsDecrypt", NULL, m_xts_decrypt, NULL, NULL, NULL, napi_default, NULL},
+      {"dispose", NULL, m_dispose, NULL, NULL, NULL, napi_default, NULL},
+  };
+  if (napi_define_class(env, "NativeKeyedKernel", NAPI_AUTO_LENGTH, keyed_construct, NULL,
+                        sizeof methods / sizeof methods[0], methods, &cls) != napi_ok) {
+    return NULL;
+  }
+  napi_set_named_property(env, exports, "Keyed", cls);
+  return exports;
+}

@@ -1,0 +1,60 @@
+/*
+ * The contract between the Node-API glue of @x's native AES kernels (addon.c, in this package) and the
+ * kernels themselves (aes_arm64.c in @x/aes-native-arm64, aes_x64.c in @x/aes-native-x64).
+ *
+ * A kernel is one or more code paths (ARMv8 Crypto Extensions; AES-NI on xmm; VAES on ymm), each a table
+ * of the seven operations below. The glue is compiled together with one kernel's sources, which define
+ * `aes_native_paths` (best first, NULL-terminated) and `aes_native_prefix`.
+ *
+ * Round keys are the bytes of @x/aes-keyschedule: `rk` is the expanded key of FIPS 197 §5.2, round key r
+ * at bytes 16r .. 16r+15; `dk` is the schedule of the equivalent inverse cipher of FIPS 197 §5.3.5 in the
+ * order it is applied. Both hold rounds + 1 round keys; rounds is 10, 12 or 14. The glue passes keys
+ * 16-byte aligned.
+ *
+ * Lengths are in 16-byte blocks. `dst` and `src` are either the same bytes or do not overlap at all; every
+ * operation reads the blocks it needs before it writes over them, so "in place" is safe. Nothing is
+ * allocated; nothing is kept between calls.
+ */
+#ifndef X_AES_NATIVE_H
+#define X_AES_NATIVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Largest schedule: 15 round keys of 16 bytes (AES-256, FIPS 197 §5 Figure 4). */
+#define AES_NATIVE_MAX_SCHEDULE_BYTES (16 * 15)
+
+typedef struct aes_native_path {
+  /* The path's name, as users force it: "armv8-ce", "aesni", "vaes". */
+  const char *name;
+  /* Whether this CPU and OS can run the path; never executes one of its instructions to find out. */
+  int (*available)(void);
+  /* Each block on its own: the cipher (FIPS 197 §5.1) with `rk`, the equivalent inverse cipher with `dk`. */
+  void (*encrypt_blocks)(const uint8_t *rk, int rounds, uint8_t *dst, const uint8_t *src, size_t blocks);
+  void (*decrypt_blocks)(const uint8_t *dk, int rounds, uint8_t *dst, const uint8_t *src, size_t blocks);
+  /* CBC encryption of one chain (NIST SP 800-38A §6.2): serial, from the 16-byte `iv`. */
+  void (*cbc_encrypt)(const uint8_t *rk, int rounds, uint8_t *dst, const uint8_t *src, size_t blocks,
+                      const uint8_t *iv);
+  /* CBC decryption of `sectors` chains of `sector_blocks` blocks, chain s from IV `ivs + 16s`. */
+  void (*cbc_decrypt_sectors)(const uint8_t *dk, int rounds, uint8_t *dst, const uint8_t *src, size_t sectors,
+                              size_t sector_blocks, const uint8_t *ivs);
+  /* CBC encryption of `sectors` chains of `sector_blocks` blocks, chain s from IV `ivs + 16s`. */
+  void (*cbc_encrypt_sectors)(const uint8_t *rk, int rounds, uint8_t *dst, const uint8_t *src, size_t sectors,
+                              size_t sector_blocks, const uint8_t *ivs);
+  /*
+   * XTS-AES (IEEE 1619 §5.3.1, §5.4.1) of whole blocks: `units` data units of `unit_blocks` blocks, unit u
+   * from the encrypted tweak T = E_K2(i) at `tweaks + 16u`; block j of a unit uses T·α^j. Encryption takes
+   * `rk`, decryption `dk`.
+   */
+  void (*xts_encrypt)(const uint8_t *rk, int rounds, uint8_t *dst, const uint8_t *src, size_t units,
+                      size_t unit_blocks, const uint8_t *tweaks);
+  void (*xts_decrypt)(const uint8_t *dk, int rounds, uint8_t *dst, const uint8_t *src, size_t units,
+                      size_t unit_blocks, const uint8_t *tweaks);
+} aes_native_path;
+
+/* Defined by the kernel: its paths, best first, ending with NULL (empty where the architecture has none). */
+extern const aes_native_path *const aes_native_paths[];
+/* Defined by the kernel: the prefix of every message, e.g. "@x/aes-native-x64: ". */
+extern const char aes_native_prefix[];
+
+#endif

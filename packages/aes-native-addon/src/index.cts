@@ -1,0 +1,145 @@
+/**
+ * `@x/aes-native-addon`: what @x's native AES kernels (`@x/aes-native-arm64`, `@x/aes-native-x64`) share,
+ * written once. The Node-API glue in C (`native/addon.c`, compiled into each kernel's binary together with
+ * that kernel's code paths, see `native/aes_native.h`), and {@link createNativeKernel}, which turns such a
+ * binary into a kernel of `@x/aes-kernels`' contract: loaded on first use, never throwing on load, each
+ * keyed-kernel method one native call on the caller's bytes.
+ *
+ * CommonJS, so that `@x/aes-kernels` can `require` a native kernel synchronously.
+ */
+import type { KeySchedule } from '@x/aes-keyschedule';
+import type { NativeKernel, NativeKernelExports, NativeKernelOptions, NativeKeyedKernel } from './types.js';
+import path = require('node:path');
+
+/** The directory holding `aes_native.h` and `addon.c`, for a kernel's build (binding.gyp's include_dirs). */
+const include: string = path.join(__dirname, '..', 'native');
+/** The glue's C source, compiled into every native kernel's binary. */
+const addonSource: string = path.join(include, 'addon.c');
+
+/** What native/addon.c exports. */
+interface Binding {
+  paths(): { name: string; available: boolean }[];
+  calls(): number;
+  Keyed: new (rounds: number, ek: Uint8Array, dk: Uint8Array, path: number) => NativeKeyedKernel;
+}
+
+/** The native methods a keyed kernel must have; an addon built before one of them existed is not used. */
+const METHODS = [
+  'encryptBlocks',
+  'decryptBlocks',
+  'cbcEncrypt',
+  'cbcDecryptSectors',
+  'cbcEncryptSectors',
+  'xtsEncrypt',
+  'xtsDecrypt',
+  'dispose',
+] as const;
+
+/**
+ * A kernel of `@x/aes-kernels`' contract over the native binary in `options.dir`, which is loaded (by
+ * node-gyp-build: build/Release first, then prebuilds/) on first use. Where the binary cannot load or the
+ * CPU has no path it can run, `isAvailable()` is false and `load()` throws with the reason as `cause`;
+ * nothing throws on import.
+ *
+ * @example
+ * ```ts
+ * export = createNativeKernel({
+ *   name: 'native-x64', prefix: '@x/aes-native-x64', dir: path.join(__dirname, '..'),
+ *   parallelBlocks: 16, pathVariable: 'X_AES_NATIVE_X64', noPath: 'this CPU has no AES-NI',
+ * });
+ * ```
+ */
+function createNativeKernel<Name extends string>(options: NativeKernelOptions<Name>): NativeKernelExports<Name> {
+  const { name, prefix, dir, parallelBlocks, pathVariable, noPath } = options;
+  let binding: Binding | null | undefined; // undefined: not tried yet; null: failed, see loadError
+  let loadError: unknown;
+  let built: { name: string; available: boolean }[] = [];
+
+  /** The binary, or why it cannot be used. */
+  function open(): Binding | Error {
+    if (binding === undefined) {
+      try {
+        const nodeGypBuild = require('node-gyp-build') as (dir: string) => unknown;
+        const b = nodeGypBuild(dir) as Binding;
+        const proto = b.Keyed?.prototype as Record<string, unknown> | undefined;
+        const missing = METHODS.filter((m) => typeof proto?.[m] !== 'function');
+        if (typeof b.paths !== 'function' || missing.length > 0) {
+          throw new Error(
+            `${prefix}: the native addon is out of date (no ${missing.join(', ') || 'paths'}); rebuild it`,
+          );
+        }
+        built = b.paths();
+        binding = b;
+      } catch (error) {
+        binding = null;
+        loadError = error;
+      }
+    }
+    if (binding === null) {
+      return new Error(`${prefix}: the native addon did not load on ${process.platform}-${process.arch}`, {
+        cause: loadError,
+      });
+    }
+    return binding;
+  }
+
+  /** The index of path `wanted` (the best available when undefined), or why it cannot run. */
+  function pick(wanted: string | undefined): number | Error {
+    const b = open();
+    if (b instanceof Error) return b;
+    if (wanted === undefined) {
+      const best = built.findIndex((p) => p.available);
+      return best >= 0 ? best : new Error(`${prefix}: ${noPath}`);
+    }
+    const index = built.findIndex((p) => p.name === wanted);
+    if (index < 0) {
+      return new Error(`${prefix}: no path "${wanted}" (built: ${built.map((p) => p.name).join(', ') || 'none'})`);
+    }
+    if (!built[index].available) return new Error(`${prefix}: path "${wanted}" is not available on this CPU`);
+    return index;
+  }
+
+  function kernelOn(wanted: string | undefined): NativeKernel<Name> {
+    let chosen: number | Error | undefined;
+    const choose = () => {
+      chosen ??= pick(wanted);
+      return chosen;
+    };
+    return Object.freeze({
+      name,
+      parallelBlocks,
+      get path(): string | undefined {
+        const c = choose();
+        return c instanceof Error ? undefined : built[c].name;
+      },
+      isAvailable(): boolean {
+        return !(choose() instanceof Error);
+      },
+      load(schedule: KeySchedule): NativeKeyedKernel {
+        const c = choose();
+        if (c instanceof Error) {
+          const why = c.message.startsWith(`${prefix}: `) ? c.message.slice(prefix.length + 2) : c.message;
+          throw new Error(`${prefix}: kernel ${name} is not available here: ${why}`, { cause: c });
+        }
+        const { Keyed } = binding as Binding;
+        // The native object copies both schedules (FIPS 197 §5.2 and §5.3.5) into memory it wipes on dispose.
+        return new Keyed(schedule.rounds, schedule.encryptionKeys, schedule.decryptionKeys, c);
+      },
+    });
+  }
+
+  const forced = pathVariable === undefined ? undefined : process.env[pathVariable] || undefined;
+  return {
+    kernel: kernelOn(forced),
+    kernelOn: (wanted: string) => kernelOn(wanted),
+    paths() {
+      open();
+      return built.map((p) => ({ ...p }));
+    },
+    nativeCallCount() {
+      return binding ? binding.calls() : 0;
+    },
+  };
+}
+
+export = { include, addonSource, createNativeKernel };

@@ -1,0 +1,68 @@
+/**
+ * The types of `@x/aes-native-addon` (`import type { NativeKernel } from '@x/aes-native-addon/types'`):
+ * the native kernel objects, as the kernel packages declare their exports.
+ */
+import type { KeySchedule } from '@x/aes-keyschedule';
+
+/**
+ * A keyed native kernel: what `kernel.load(schedule)` returns. Every method is one call into native code
+ * that works on the caller's bytes; the semantics are those of the kernel contract of `@x/aes-kernels`.
+ */
+export interface NativeKeyedKernel {
+  /** 10, 12 or 14 (FIPS 197 §5 Figure 4). */
+  readonly rounds: number;
+  /** Each 16-byte block of `src` encrypted on its own (FIPS 197 §5.1). */
+  encryptBlocks(dst: Uint8Array, src: Uint8Array): void;
+  /** Each 16-byte block of `src` decrypted on its own (FIPS 197 §5.3.5). */
+  decryptBlocks(dst: Uint8Array, src: Uint8Array): void;
+  /** CBC encryption of one chain (NIST SP 800-38A §6.2). */
+  cbcEncrypt(dst: Uint8Array, src: Uint8Array, iv: Uint8Array): void;
+  /** CBC decryption of sectors, sector s with IV `ivs[16s ..]`; one chain is one sector as long as `src`. */
+  cbcDecryptSectors(dst: Uint8Array, src: Uint8Array, sectorSize: number, ivs: Uint8Array): void;
+  /** CBC encryption of sectors, sector s with IV `ivs[16s ..]`, several sectors interleaved. */
+  cbcEncryptSectors(dst: Uint8Array, src: Uint8Array, sectorSize: number, ivs: Uint8Array): void;
+  /** XTS-AES encryption (IEEE 1619 §5.3.1) of whole blocks, unit u from the encrypted tweak `tweaks[16u ..]`. */
+  xtsEncrypt(dst: Uint8Array, src: Uint8Array, unitSize: number, tweaks: Uint8Array): void;
+  /** XTS-AES decryption (IEEE 1619 §5.4.1) of whole blocks. */
+  xtsDecrypt(dst: Uint8Array, src: Uint8Array, unitSize: number, tweaks: Uint8Array): void;
+  /** Wipes the native copy of the round keys; calls afterwards throw. */
+  dispose(): void;
+}
+
+/** A native kernel object (the kernel contract of `@x/aes-kernels`), bound to one code path. */
+export interface NativeKernel<Name extends string = string> {
+  readonly name: Name;
+  readonly parallelBlocks: number;
+  /** The code path this kernel runs (`'vaes'`, `'aesni'`, `'armv8-ce'`), or undefined where none can run. */
+  readonly path: string | undefined;
+  isAvailable(): boolean;
+  load(schedule: KeySchedule): NativeKeyedKernel;
+}
+
+/** What a native kernel package tells {@link createNativeKernel}. */
+export interface NativeKernelOptions<Name extends string> {
+  /** The kernel's name in the registry, e.g. `'native-x64'`. */
+  name: Name;
+  /** The package, the prefix of every message, e.g. `'@x/aes-native-x64'`. */
+  prefix: string;
+  /** The package's root, where node-gyp-build looks for build/Release and prebuilds/. */
+  dir: string;
+  /** Blocks per batch that the paths interleave (the contract's `parallelBlocks`). */
+  parallelBlocks: number;
+  /** An environment variable that forces a path by name (read once, when the addon first loads). */
+  pathVariable?: string;
+  /** Why no path runs when the CPU has none of them, e.g. `'this CPU has no AES-NI'`. */
+  noPath: string;
+}
+
+/** What {@link createNativeKernel} returns. */
+export interface NativeKernelExports<Name extends string> {
+  /** The kernel on the path the environment variable forces, else on the best path this CPU has. */
+  kernel: NativeKernel<Name>;
+  /** The same kernel on a path of one's choosing (tests and benchmarks run every path in one process). */
+  kernelOn(path: string): NativeKernel<Name>;
+  /** Every path the binary was built with, best first, and whether it runs here. */
+  paths(): { name: string; available: boolean }[];
+  /** How many keyed-kernel methods have entered native code since the addon loaded (0 when it has not). */
+  nativeCallCount(): number;
+}

@@ -1,0 +1,48 @@
+#!/usr/bin/env node
+/**
+ * `npm run test:breaks` (and the end of `npm test`): shows that the kernel tests catch a wrong kernel
+ * (the shared runner of @x/aes-native-addon, scripts/breaks.mjs): each patch in breaks/ is built into
+ * build/Release/ and test/kernel.test.ts (the kernel conformance suite on both paths) runs against it, and
+ * must fail; an unpatched control must pass. Prints a Markdown table (pasted into README.md) and exits
+ * non-zero if any break went unnoticed. Where the binary cannot be built here (no compiler, not
+ * linux-x64) it says so and passes, except under CI=true.
+ */
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runBreaks } from '../../aes-native-addon/scripts/breaks.mjs';
+import { buildX64, cannotBuild } from './build-x64.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+const why = cannotBuild();
+if (why !== undefined) {
+  console.log(`@x/aes-native-x64: breaks not run: ${why}`);
+  process.exit(process.env.CI === 'true' ? 1 : 0);
+}
+
+const unnoticed = runBreaks({
+  name: '@x/aes-native-x64',
+  root,
+  out: 'x-aes-native-x64.node',
+  build: (srcRoot, out) => buildX64({ srcRoot, out }),
+  test() {
+    const r = spawnSync('npx', ['--no-install', 'vitest', 'run', 'test/kernel.test.ts', '--reporter=verbose'], {
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+    });
+    const output = `${r.stdout}\n${r.stderr}`;
+    const tests = output.match(/Tests\s+(?:(\d+) failed)?\s*\|?\s*(?:(\d+) passed)?/);
+    const failed = [
+      ...new Set(
+        output
+          .split('\n')
+          .filter((l) => /^\s*[×✗]/.test(l))
+          .map((l) => l.trim().slice(2)),
+      ),
+    ];
+    return { status: r.status ?? 1, pass: Number(tests?.[2] ?? 0), fail: Number(tests?.[1] ?? 0), failed };
+  },
+});
+process.exit(unnoticed === 0 ? 0 : 1);

@@ -1,0 +1,157 @@
+/**
+ * The kernel conformance suite of @x/testkit on native-x64, once per code path this CPU has (vaes,
+ * aesni), with the count of native calls (every contract call must be one Node-API call); then the
+ * loader: what the binary holds, how X_AES_NATIVE_X64 forces a path (in child processes, as it is read
+ * once at load), and what a machine without the binary or the CPU feature sees.
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { describe, expect, it } from 'vitest';
+import { blocksOnly, kernelConformance } from '@x/testkit';
+
+const require = createRequire(import.meta.url);
+const x64 = require('@x/aes-native-x64') as typeof import('@x/aes-native-x64');
+const { kernel, kernelOn, paths, nativeCallCount } = x64;
+
+const CI = process.env.CI === 'true';
+const linuxX64 = process.platform === 'linux' && process.arch === 'x64';
+/** The CPU's feature flags as Linux reports them (empty elsewhere). */
+const flags = new Set(
+  linuxX64
+    ? (readFileSync('/proc/cpuinfo', 'utf8')
+        .match(/^flags\s*:(.*)$/m)?.[1]
+        .trim()
+        .split(/\s+/) ?? [])
+    : [],
+);
+const usable = paths()
+  .filter((p) => p.available)
+  .map((p) => p.name);
+
+describe('native-x64 on this machine', () => {
+  it('is the kernel contract: named native-x64, 16 blocks a batch', () => {
+    expect([kernel.name, kernel.parallelBlocks]).toEqual(['native-x64', 16]);
+  });
+
+  it('holds both paths, each available exactly when the CPU reports its features', () => {
+    if (!linuxX64 || (!CI && paths().length === 0)) return; // not built here (no compiler): the kernel is absent
+    expect(paths().map((p) => p.name)).toEqual(['vaes', 'aesni']);
+    const want = [
+      ...(flags.has('vaes') && flags.has('avx2') && flags.has('aes') ? ['vaes'] : []),
+      ...(flags.has('aes') ? ['aesni'] : []),
+    ];
+    expect(usable).toEqual(want);
+    expect(kernel.isAvailable()).toBe(want.length > 0);
+    if (!process.env.X_AES_NATIVE_X64) expect(kernel.path).toBe(want[0]);
+  });
+
+  it('is built and runs under CI (CI builds it with the system compiler)', () => {
+    if (CI && linuxX64) expect(kernel.isAvailable()).toBe(true);
+  });
+});
+
+for (const path of usable) {
+  kernelConformance(
+    kernelOn(path as 'vaes' | 'aesni'),
+    { describe, it },
+    { runs: 60, callCount: nativeCallCount, throwsAfterDispose: true },
+  );
+}
+if (usable.length > 0)
+  kernelConformance(blocksOnly(kernelOn(usable[0] as 'vaes' | 'aesni')), { describe, it }, { runs: 20 });
+
+/** What a fresh Node sees of the kernel with `env` added: its availability, path and load() error. */
+function probe(env: Record<string, string>): { available: boolean; path?: string; error?: string; cause?: string } {
+  const script = `
+    const { kernel } = require('@x/aes-native-x64');
+    let error, cause;
+    try { kernel.load({ rounds: 10, encryptionKeys: new Uint8Array(176), decryptionKeys: new Uint8Array(176) }).dispose(); }
+    catch (e) { error = e.message; cause = e.cause && e.cause.message; }
+    console.log(JSON.stringify({ available: kernel.isAvailable(), path: kernel.path, error, cause }));`;
+  const r = spawnSync(process.execPath, ['-e', script], {
+    cwd: import.meta.dirname,
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+  });
+  expect(r.stderr).toBe('');
+  return JSON.parse(r.stdout);
+}
+
+describe.runIf(usable.length > 0)('X_AES_NATIVE_X64', () => {
+  it.each(usable)('=%s forces that path', (path) => {
+    expect(probe({ X_AES_NATIVE_X64: path })).toEqual({ available: true, path });
+  });
+
+  it('naming no path makes the kernel unavailable, with the reason', () => {
+    const r = probe({ X_AES_NATIVE_X64: 'avx512' });
+    expect(r.available).toBe(false);
+    expect(r.error).toBe(
+      '@x/aes-native-x64: kernel native-x64 is not available here: no path "avx512" (built: vaes, aesni)',
+    );
+  });
+
+  it('kernelOn a path the CPU lacks is unavailable, and never runs it', () => {
+    for (const p of paths().filter((p) => !p.available)) {
+      const k = kernelOn(p.name as 'vaes' | 'aesni');
+      expect(k.isAvailable()).toBe(false);
+      expect(() =>
+        k.load({ rounds: 10, encryptionKeys: new Uint8Array(176), decryptionKeys: new Uint8Array(176), wipe() {} }),
+      ).toThrow(/is not available on this CPU/);
+    }
+  });
+});
+
+describe('the native guards: what would read or write outside the arrays throws and writes nothing', () => {
+  it.runIf(usable.length > 0)('on every path', () => {
+    for (const path of usable) {
+      const k = kernelOn(path as 'vaes' | 'aesni').load({
+        rounds: 10,
+        encryptionKeys: new Uint8Array(176),
+        decryptionKeys: new Uint8Array(176),
+        wipe() {},
+      });
+      const d = new Uint8Array(1024).fill(7);
+      expect(() => k.encryptBlocks(new Uint8Array(16), new Uint8Array(32))).toThrow(RangeError);
+      expect(() => k.decryptBlocks(new Uint8Array(32), new Uint8Array(17))).toThrow(RangeError);
+      expect(() => k.encryptBlocks(new Uint16Array(8) as unknown as Uint8Array, new Uint8Array(16))).toThrow(TypeError);
+      expect(() => k.cbcEncrypt(new Uint8Array(32), new Uint8Array(32), new Uint8Array(8))).toThrow(RangeError);
+      for (const m of ['cbcDecryptSectors', 'cbcEncryptSectors', 'xtsEncrypt', 'xtsDecrypt'] as const) {
+        expect(() => k[m](d, new Uint8Array(1024), 512, new Uint8Array(31)), `${m}: 16 bytes per sector`).toThrow(
+          RangeError,
+        );
+        expect(() => k[m](d, new Uint8Array(1024), 0, new Uint8Array(32)), `${m}: size 0`).toThrow(RangeError);
+        expect(() => k[m](d, new Uint8Array(1024), 24, new Uint8Array(1024)), `${m}: not whole blocks`).toThrow(
+          RangeError,
+        );
+        expect(() => k[m](d, new Uint8Array(1024), 384, new Uint8Array(1024)), `${m}: not whole sectors`).toThrow(
+          RangeError,
+        );
+      }
+      expect(d.every((b) => b === 7)).toBe(true);
+      k.dispose();
+      expect(() => k.encryptBlocks(new Uint8Array(16), new Uint8Array(16))).toThrow(/disposed/);
+    }
+  });
+});
+
+describe('where the binary does not load', () => {
+  it('the kernel is unavailable and load() says why, with the cause', () => {
+    const script = `
+      const path = require('node:path');
+      const { createNativeKernel } = require('@x/aes-native-addon');
+      const { kernel, paths } = createNativeKernel({ name: 'native-x64', prefix: '@x/aes-native-x64',
+        dir: path.join(require('node:os').tmpdir(), 'no-such-package'), parallelBlocks: 16, noPath: 'no AES-NI' });
+      let e; try { kernel.load({}); } catch (x) { e = x; }
+      console.log(JSON.stringify({ available: kernel.isAvailable(), path: kernel.path ?? null, paths: paths(),
+        error: e.message, cause: e.cause.message }));`;
+    const r = spawnSync(process.execPath, ['-e', script], { cwd: import.meta.dirname, encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({ available: false, path: null, paths: [] });
+    expect(out.error).toMatch(
+      /^@x\/aes-native-x64: kernel native-x64 is not available here: the native addon did not load on /,
+    );
+    expect(out.cause).toMatch(/did not load/);
+  });
+});

@@ -1,0 +1,81 @@
+/**
+ * The packages as users get them: `npm pack` of @x/aes-keyschedule, @x/aes-native-addon and the two native
+ * kernels, then an install of the x64 tarballs into an empty project (node-gyp-build comes from the npm
+ * registry) with install scripts off, as npm 11 has them by default: the prebuilt binary in the tarball
+ * must load, choose its path and encrypt. native-arm64 cannot be installed on x64 (its manifest says
+ * cpu arm64), so its tarball is checked by its contents.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const repo = path.resolve(import.meta.dirname, '..', '..', '..');
+// Where the binary could not be built (no C compiler: the kernel is absent) there is nothing to pack,
+// except under CI, which builds it.
+const built = existsSync(
+  path.join(import.meta.dirname, '..', 'prebuilds', 'linux-x64', 'x-aes-native-x64.napi.glibc.node'),
+);
+const linuxX64 = process.platform === 'linux' && process.arch === 'x64' && (built || process.env.CI === 'true');
+const dir = mkdtempSync(path.join(tmpdir(), 'x-aes-pack-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** `npm pack` of a workspace into `dir`: the tarball's path and its file list. */
+function pack(workspace: string): { file: string; files: string[]; manifest: Record<string, unknown> } {
+  const out = execFileSync('npm', ['pack', '--workspace', workspace, '--pack-destination', dir, '--json'], {
+    cwd: repo,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  const [info] = JSON.parse(out.slice(out.indexOf('['))) as { filename: string; files: { path: string }[] }[];
+  const file = path.join(dir, info.filename);
+  const manifest = JSON.parse(execFileSync('tar', ['-xOzf', file, 'package/package.json'], { encoding: 'utf8' }));
+  return { file, files: info.files.map((f) => f.path), manifest };
+}
+
+describe.runIf(linuxX64)('packed and installed on their own', { timeout: 300_000 }, () => {
+  it('the native-x64 tarball holds the linux-x64 binary and the C sources, and has no install script', () => {
+    const { files, manifest } = pack('@x/aes-native-x64');
+    expect(files).toContain('prebuilds/linux-x64/x-aes-native-x64.napi.glibc.node');
+    expect(files).toEqual(expect.arrayContaining(['binding.gyp', 'src/native/aes_x64.c', 'dist/index.cjs']));
+    expect(manifest.scripts).not.toHaveProperty('install');
+    expect(manifest).toMatchObject({ cpu: ['x64'], os: ['linux', 'darwin', 'win32'] });
+    expect(manifest.dependencies).toHaveProperty('@x/aes-native-addon');
+  });
+
+  it('the native-arm64 tarball holds the linux-arm64 binary and depends on the shared glue', () => {
+    const { files, manifest } = pack('@x/aes-native-arm64');
+    expect(files).toContain('prebuilds/linux-arm64/x-aes-native-arm64.napi.glibc.node');
+    expect(files).not.toContain('src/native/addon.c');
+    expect(manifest).toMatchObject({ cpu: ['arm64'] });
+    expect(manifest.dependencies).toHaveProperty('@x/aes-native-addon');
+  });
+
+  it('installs into an empty project with install scripts off, and runs FIPS 197 C.1 on the best path', () => {
+    const tarballs = ['@x/aes-keyschedule', '@x/aes-native-addon', '@x/aes-native-x64'].map((w) => pack(w).file);
+    const project = path.join(dir, 'project');
+    execFileSync('mkdir', ['-p', project]);
+    writeFileSync(path.join(project, 'package.json'), '{ "name": "p", "private": true }\n');
+    execFileSync('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', ...tarballs], {
+      cwd: project,
+      stdio: 'ignore',
+    });
+    const script = `
+      import { createRequire } from 'node:module';
+      import { expandKey } from '@x/aes-keyschedule';
+      const require = createRequire(process.cwd() + '/');
+      const { kernel, paths } = require('@x/aes-native-x64');
+      const aes = kernel.load(expandKey(Buffer.from('000102030405060708090a0b0c0d0e0f', 'hex')));
+      const out = new Uint8Array(16);
+      aes.encryptBlocks(out, Buffer.from('00112233445566778899aabbccddeeff', 'hex'));
+      console.log(JSON.stringify({ path: kernel.path, paths: paths(), out: Buffer.from(out).toString('hex'),
+        from: require.resolve('@x/aes-native-x64') }));`;
+    const r = JSON.parse(
+      execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: project, encoding: 'utf8' }),
+    );
+    expect(r.out).toBe('69c4e0d86a7b0430d8cdb78070b4c55a');
+    expect(r.from.startsWith(project)).toBe(true);
+    expect(r.path).toBe(r.paths.find((p: { available: boolean }) => p.available).name);
+  });
+});
