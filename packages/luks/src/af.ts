@@ -1,6 +1,6 @@
 // The anti-forensic information splitter, merge direction (LUKS1 spec §2.4, with the diffusion function H1
 // of §2.4.1; LUKS2 keyslots use the same with "af": { "type": "luks1" }).
-import { hashByName } from './hashes.js';
+import { digest, hashByName } from './hashes.js';
 
 /**
  * H1 (LUKS1 spec §2.4.1) in place: the buffer is cut into digest-size pieces; piece i becomes
@@ -15,13 +15,9 @@ function diffuse(d: Uint8Array, hashName: string): void {
     counter[1] = (i >>> 16) & 0xff;
     counter[2] = (i >>> 8) & 0xff;
     counter[3] = i & 0xff;
-    const digest = h.fn
-      .create()
-      .update(counter)
-      .update(d.subarray(o, o + n))
-      .digest();
-    d.set(digest.subarray(0, n), o);
-    digest.fill(0);
+    const out = digest(h, counter, d.subarray(o, o + n));
+    d.set(out.subarray(0, n), o);
+    out.fill(0);
   }
 }
 

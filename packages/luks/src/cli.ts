@@ -4,9 +4,10 @@
 //   x-luks decrypt IMAGE OUT (--passphrase-file F | --key-file F) [--keyslot N] [--force]
 //
 // Exit status: 0 done, 2 wrong passphrase or volume key, 1 anything else. `decrypt` streams the payload
-// through two preallocated chunk buffers (reading and decrypting one while the other is written), into a
-// temporary file next to OUT that is renamed to OUT only when every byte is written; on any failure (and
-// on SIGINT/SIGTERM) the temporary file is removed, so no partial OUT is ever left.
+// through a ring of preallocated chunk buffers (./pump.ts: while a thread of its own writes one chunk,
+// the next is decrypted and the one after it read), into a temporary file next to OUT that is renamed to
+// OUT only when every byte is written; on any failure (and on SIGINT/SIGTERM) the temporary file is
+// removed, so no partial OUT is ever left.
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { lstat, open, readFile, rename, unlink } from 'node:fs/promises';
@@ -16,6 +17,7 @@ import { describeHeader, headerToJson } from './describe.js';
 import { LuksError, WrongPassphraseError, WrongVolumeKeyError } from './errors.js';
 import { openFileSource } from './file.js';
 import { readHeaderFrom } from './header.js';
+import { pumpVolume, startWriter, type ChunkSink, type Writer } from './pump.js';
 import { openLuks, type LuksVolume } from './volume.js';
 
 /**
@@ -33,7 +35,11 @@ export interface CliIo {
 }
 
 /** Payload bytes per chunk: large enough that per-call costs vanish, small enough for any machine. */
-export const CHUNK_BYTES = 8 << 20;
+export const CHUNK_BYTES = 4 << 20;
+/** Chunk buffers in the ring: one being written, one being decrypted, one being read (./pump.ts). */
+const DEPTH = 3;
+/** Bytes per write(2) into a file or device: cat's buffer size (coreutils io_blksize). See ./pump.ts. */
+const WRITE_PIECE_BYTES = 128 << 10;
 
 const USAGE = `usage:
   x-luks dump IMAGE [--json]
@@ -125,15 +131,11 @@ function progress(io: CliIo, total: number) {
   };
 }
 
-/** Writes all of `buf` to the file at `position` (null: at the current position, for devices and FIFOs). */
-async function writeFully(
-  fh: import('node:fs/promises').FileHandle,
-  buf: Uint8Array,
-  position: number | null,
-): Promise<void> {
+/** Writes all of `buf` at the file's current position (FIFOs and character devices such as /dev/null). */
+async function writeFully(fh: import('node:fs/promises').FileHandle, buf: Uint8Array): Promise<void> {
   let done = 0;
   while (done < buf.length) {
-    const { bytesWritten } = await fh.write(buf, done, buf.length - done, position === null ? null : position + done);
+    const { bytesWritten } = await fh.write(buf, done, buf.length - done, null);
     done += bytesWritten;
   }
 }
@@ -144,38 +146,8 @@ function writeStream(stream: NodeJS.WritableStream, buf: Uint8Array): Promise<vo
   });
 }
 
-/**
- * Streams the whole payload of `volume` to `write`, chunk by chunk: chunk i+1 is read and decrypted
- * while chunk i is being written; two buffers, allocated once.
- */
-async function pump(
-  volume: LuksVolume,
-  write: (buf: Uint8Array, position: number) => Promise<void>,
-  onProgress: (done: number) => void,
-): Promise<number> {
-  const chunk = Math.min(CHUNK_BYTES, Math.max(volume.sectorSize, volume.payloadSize));
-  const buffers = [new Uint8Array(chunk), new Uint8Array(chunk)];
-  let pending: Promise<void> = Promise.resolve();
-  let done = 0;
-  try {
-    for (let i = 0; done < volume.payloadSize; i++) {
-      const n = Math.min(chunk, volume.payloadSize - done);
-      const buf = n === chunk ? buffers[i & 1] : buffers[i & 1].subarray(0, n);
-      await volume.read(buf, done / volume.sectorSize);
-      await pending; // the other buffer's write; this one's was awaited an iteration ago
-      pending = write(buf, done);
-      pending.catch(() => {}); // awaited next round; this only keeps Node from calling it unhandled meanwhile
-      done += n;
-      onProgress(done);
-    }
-    await pending;
-    onProgress(done);
-    return done;
-  } finally {
-    await pending.catch(() => {});
-    for (const b of buffers) b.fill(0);
-  }
-}
+const pump = (volume: LuksVolume, sink: ChunkSink, onProgress: (done: number) => void, shared = false) =>
+  pumpVolume(volume, sink, onProgress, { chunkBytes: CHUNK_BYTES, depth: DEPTH, shared });
 
 async function dump(io: CliIo, image: string, json: boolean): Promise<void> {
   const src = await openFileSource(image);
@@ -207,8 +179,13 @@ async function decrypt(
   const existing = out === '-' ? undefined : await exists(out);
   if (existing && !force) throw new UsageError(`${out} exists; pass --force to overwrite it`);
   const src = await openFileSource(image);
+  // Files and block devices are written by a thread of their own, started now so that unlocking hides
+  // its start; FIFOs, character devices and stdout are written from this thread, in order.
+  const positional = out !== '-' && (!existing || existing.isFile() || existing.isBlockDevice());
+  let writer: Writer | undefined;
   let volume: LuksVolume | undefined;
   try {
+    if (positional) writer = startWriter(WRITE_PIECE_BYTES);
     volume = await openLuks(src, { ...secret, keyslot });
     io.stderr.write(
       `x-luks: LUKS${volume.version} ${volume.cipher}, ${volume.sectorSize}-byte sectors, ${fmtMiB(volume.payloadSize)} of payload at ${volume.payloadOffset}` +
@@ -216,7 +193,7 @@ async function decrypt(
     );
     const bar = progress(io, volume.payloadSize);
     if (out === '-') {
-      const total = await pump(volume, (buf) => writeStream(io.stdout, buf), bar.update);
+      const total = await pump(volume, { write: (buf) => writeStream(io.stdout, buf) }, bar.update);
       bar.finish(total);
       return;
     }
@@ -224,9 +201,13 @@ async function decrypt(
       // a device or a FIFO (e.g. /dev/null), with --force: written in place, there is nothing to rename
       const fh = await open(out, 'w');
       try {
-        bar.finish(
-          await pump(volume, (buf, pos) => writeFully(fh, buf, existing.isBlockDevice() ? pos : null), bar.update),
-        );
+        let last = Promise.resolve();
+        const inOrder = (buf: Uint8Array) => {
+          last = last.then(() => writeFully(fh, buf)); // one write at a time, in order
+          return last;
+        };
+        const sink: ChunkSink = writer ? writer.sink(fh.fd) : { write: inOrder };
+        bar.finish(await pump(volume, sink, bar.update, writer !== undefined));
       } finally {
         await fh.close();
       }
@@ -248,7 +229,7 @@ async function decrypt(
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
     try {
-      const total = await pump(volume, (buf, pos) => writeFully(fh, buf, pos), bar.update);
+      const total = await pump(volume, writer!.sink(fh.fd), bar.update, true);
       await fh.close();
       if (!force && (await exists(out)))
         throw new UsageError(`${out} appeared while decrypting; pass --force to overwrite it`);
@@ -264,7 +245,7 @@ async function decrypt(
     }
   } finally {
     volume?.close();
-    await src.close();
+    await Promise.all([src.close(), writer?.close()]);
   }
 }
 

@@ -23,6 +23,46 @@ const HASHES: Record<string, LuksHash> = {
   ripemd160: { name: 'ripemd160', fn: ripemd160 as unknown as CHash, size: 20 },
 };
 
+type CreateHash = (name: string) => { update(data: Uint8Array): unknown; digest(): Uint8Array };
+
+/**
+ * node:crypto's `createHash` where the runtime has it (Node ≥ 20.16, Deno, Bun), found at run time through
+ * `process.getBuiltinModule` so that this module imports nothing from `node:` and loads in browsers. In
+ * Node it hashes the 8,000 short messages of a keyslot's AF merge (4000 stripes) in about half the time
+ * of @noble/hashes, whose code is still cold when a command such as `x-luks decrypt` starts (measured:
+ * 25 against 55 ms).
+ */
+const nodeCreateHash: CreateHash | undefined = (() => {
+  const get = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;
+  if (typeof get !== 'function') return undefined;
+  try {
+    return (get('node:crypto') as { createHash?: CreateHash } | undefined)?.createHash;
+  } catch {
+    return undefined;
+  }
+})();
+
+/** Names node:crypto answered for: a hash it lacks (an OpenSSL without ripemd160) is tried once, then left to noble. */
+const nodeHashes = new Map<string, boolean>();
+
+/** hash(a ‖ b), or hash(a) without `b`: node:crypto when the runtime has it and knows the hash, else @noble/hashes. */
+export function digest(h: LuksHash, a: Uint8Array, b?: Uint8Array): Uint8Array {
+  if (nodeCreateHash && nodeHashes.get(h.name) !== false) {
+    try {
+      const c = nodeCreateHash(h.name);
+      c.update(a);
+      if (b) c.update(b);
+      const d = c.digest();
+      nodeHashes.set(h.name, true);
+      return new Uint8Array(d.buffer, d.byteOffset, d.length);
+    } catch {
+      nodeHashes.set(h.name, false);
+    }
+  }
+  const c = h.fn.create().update(a);
+  return (b ? c.update(b) : c).digest();
+}
+
 /** The hash called `name` in a header (case-insensitive, as cryptsetup treats it), or a HeaderError. */
 export function hashByName(name: string): LuksHash {
   const h = HASHES[name.toLowerCase()];

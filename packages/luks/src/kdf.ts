@@ -6,10 +6,12 @@
 // calibrates iteration counts to a second of native code. @noble/hashes (faster than hash-wasm's PBKDF2
 // on Node 20 in the same measurement) covers the rest: no WebCrypto (an insecure browser context), a hash
 // WebCrypto lacks (ripemd160, sha224), or a refusal such as an empty passphrase.
-// Argon2 comes from hash-wasm (WebAssembly, maintained, tested against the RFC vectors).
+// Argon2 comes from hash-wasm (WebAssembly, maintained, tested against the RFC vectors), loaded on first
+// use: its 280 KB module is most of what a PBKDF2 volume would otherwise load for nothing.
 import { pbkdf2Async } from '@noble/hashes/pbkdf2.js';
-import { argon2i, argon2id } from 'hash-wasm';
 import { hashByName } from './hashes.js';
+
+let hashWasm: Promise<typeof import('hash-wasm')> | undefined;
 
 interface SubtleLike {
   importKey(format: 'raw', key: Uint8Array, alg: string, extractable: boolean, usages: string[]): Promise<unknown>;
@@ -71,5 +73,7 @@ export async function argon2(
     hashLength: length,
     outputType: 'binary' as const,
   };
+  hashWasm ??= import('hash-wasm');
+  const { argon2i, argon2id } = await hashWasm;
   return p.type === 'argon2i' ? argon2i(options) : argon2id(options);
 }

@@ -4,7 +4,7 @@
 // copy is passed over for the other, and of two good copies the one with the higher seqid wins.
 import { cString, fromBase64, hex, u16be, u32be, u64be } from './bytes.js';
 import { HeaderError } from './errors.js';
-import { equalBytes, hashByName, type LuksHash } from './hashes.js';
+import { digest, equalBytes, hashByName, type LuksHash } from './hashes.js';
 import { readBytes, type ByteSource } from './source.js';
 
 /** Binary header size: 4096 bytes (magic … csum, then padding). */
@@ -273,7 +273,7 @@ async function readCopy(source: ByteSource, offset: number, secondary: boolean):
   const bytes = await readBytes(source, offset, headerSize);
   const stored = bytes.slice(CSUM_OFFSET, CSUM_OFFSET + hash.size);
   bytes.fill(0, CSUM_OFFSET, CSUM_OFFSET + CSUM_LENGTH);
-  const computed = hash.fn(bytes);
+  const computed = digest(hash, bytes);
   bytes.set(stored, CSUM_OFFSET);
   if (!equalBytes(computed, stored)) return `${which}: checksum mismatch (corrupt)`;
   return { bytes, headerSize, seqid, checksumAlgorithm };

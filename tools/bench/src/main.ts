@@ -1,318 +1,52 @@
 /**
- * Side-by-side AES benchmark: every @x kernel usable here against node:crypto (OpenSSL, AES-NI),
- * @noble/ciphers (T-tables) and aes-js, in one process. Rounds are interleaved: each round measures
- * every contender once (benchmark.js, a short time each), and the table reports each contender's median
- * round, so that a slow phase of the machine hits all of them alike.
+ * The benchmarks behind the README's tables, side by side in one process with interleaved rounds: each
+ * round measures every contender once, and a table reports each contender's median round, so that a slow
+ * phase of the machine hits all of them alike. Three tables:
  *
- *   npm run bench            full table (a few minutes)
- *   npm start                short form (under a minute)
- *   npm run bench -- --json  also print the raw numbers as JSON
+ * - openssl (./openssl.ts): the native-x64 kernel on both its paths (vaes, aesni), native-x64 and
+ *   wasm-simd128 through @x/cbc and @x/xts, node:crypto, and `openssl speed` run as a child process, each
+ *   operation of the issue's table at AES-128 and AES-256, with the ratios to OpenSSL and the goals;
+ * - libraries (./libraries.ts): every @x kernel usable here through @x/cbc, @x/xts and @x/disk-iv
+ *   against node:crypto (OpenSSL, AES-NI), @noble/ciphers (T-tables) and aes-js;
+ * - job (./job.ts): `x-luks decrypt` of a 1 GiB aes-xts-plain64 LUKS2 volume against cryptsetup's
+ *   offline decryption of the same payload, `dd` and `cat` of the image (needs cryptsetup and the built
+ *   x-luks; makes the volume in a temporary directory, about 4 GiB of disk while it runs, removed after).
+ *
+ *   npm run bench                   all three tables (under 10 minutes on 2 cores)
+ *   npm run bench -- --openssl      only the OpenSSL table (about 3 minutes)
+ *   npm run bench -- --libraries    only the library table (about 5 minutes)
+ *   npm run bench -- --job          only the job (about 2 minutes); --job-mib N for an N MiB payload
+ *   npm start                       the library table's short form (under a minute)
+ *   npm run bench -- --json         also print the raw numbers (bytes/s; ms for the job) as JSON
  *   npm run bench -- --baseline DIR
- *                            before and after: every @x kernel of this tree against the same kernel of
- *                            another built checkout DIR (e.g. a git worktree of an older commit), row by
- *                            row, interleaved in this one process; the other libraries are left out
+ *                                   the library table before and after: every @x kernel of this tree against
+ *                                   the same kernel of another built checkout DIR (e.g. a git worktree of an
+ *                                   older commit), row by row, interleaved in this one process; the other
+ *                                   libraries are left out
  */
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { cpus } from 'node:os';
-import Benchmark from 'benchmark';
-import { cbc as nobleCbc, ecb as nobleEcb } from '@noble/ciphers/aes.js';
-import aesjs from 'aes-js';
-import * as cbc from '@x/cbc';
-import * as diskIv from '@x/disk-iv';
-import * as xts from '@x/xts';
-import { pathToFileURL } from 'node:url';
 import path from 'node:path';
+import { runJob } from './job.js';
+import { runLibraries } from './libraries.js';
+import { runOpenssl } from './openssl.js';
 
 const argv = process.argv.slice(2);
 const args = new Set(argv);
+const option = (name: string) => (args.has(name) ? argv[argv.indexOf(name) + 1] : undefined);
 const short = args.has('--short');
-const rounds = short ? 3 : 7;
-const maxTime = short ? 0.07 : 0.35;
-const baselineDir = args.has('--baseline') ? path.resolve(argv[argv.indexOf('--baseline') + 1]) : undefined;
+const baseline = option('--baseline');
+const jobMib = Number(option('--job-mib') ?? 1024);
+if (!Number.isInteger(jobMib) || jobMib <= 0) throw new Error('bench: --job-mib takes a positive whole number');
 
-/** The @x APIs a row calls: this tree's, or (with --baseline) those built in another checkout. */
-interface Api {
-  newCipher: typeof cbc.newCipher;
-  newXts: typeof xts.newXts;
-  newIvGenerator: typeof diskIv.newIvGenerator;
-}
-const here: Api = { newCipher: cbc.newCipher, newXts: xts.newXts, newIvGenerator: diskIv.newIvGenerator };
-const load = (pkg: string) => import(pathToFileURL(path.join(baselineDir!, 'packages', pkg, 'dist', 'index.js')).href);
-const before: Api | undefined = baselineDir && {
-  newCipher: (await load('cbc')).newCipher,
-  newXts: (await load('xts')).newXts,
-  newIvGenerator: (await load('disk-iv')).newIvGenerator,
-};
-const BEFORE = ' (before)';
+const picked = ['--openssl', '--libraries', '--job'].filter((a) => args.has(a));
+const all = picked.length === 0 && !short && baseline === undefined;
+const want = (name: string) => all || args.has(name);
 
-const SECTOR = 512;
-const SECTORS = 2048;
-const OURS = cbc.kernels();
-const OTHERS = ['node:crypto', '@noble/ciphers', 'aes-js'] as const;
-const CONTENDERS: string[] = before ? OURS.flatMap((k) => [`${k}${BEFORE}`, k]) : [...OURS, ...OTHERS];
-
-/** For an @x contender (this tree's or the baseline's): its API and kernel name; else undefined. */
-function ours(who: string): { api: Api; kernel: string } | undefined {
-  if (OURS.includes(who)) return { api: here, kernel: who };
-  if (before && who.endsWith(BEFORE)) return { api: before, kernel: who.slice(0, -BEFORE.length) };
-  return undefined;
-}
-
-type Run = () => void;
-interface Row {
-  group: string;
-  label: string;
-  keyBits: number;
-  bytes: number;
-  /** The function that does the row's work once, per contender; undefined where it has no such mode. */
-  make(contender: string): Run | undefined;
-}
-
-const iv = randomBytes(16);
-const chunks = (bytes: number, size: number) =>
-  Array.from({ length: bytes / size }, (_, i) => [i * size, (i + 1) * size] as const);
-
-/** node:crypto the way its users do it: a (de)cipher object per message. */
-function openssl(name: string, encrypt: boolean, key: Uint8Array, data: Uint8Array, v: Uint8Array | null) {
-  const c = encrypt ? createCipheriv(name, key, v) : createDecipheriv(name, key, v);
-  c.setAutoPadding(false);
-  c.update(data);
-  c.final();
-}
-
-function blockRow(op: 'cbc-decrypt' | 'cbc-encrypt' | 'ecb-encrypt', keyBits: number, bytes: number): Row {
-  const key = randomBytes(keyBits / 8);
-  const src = randomBytes(bytes);
-  const dst = new Uint8Array(bytes);
-  const label = { 'cbc-decrypt': 'CBC decrypt', 'cbc-encrypt': 'CBC encrypt', 'ecb-encrypt': 'ECB encrypt' }[op];
-  return {
-    group: label,
-    label: `${label} ${bytes >= 1024 ? `${bytes / 1024} KiB` : `${bytes} B`}`,
-    keyBits,
-    bytes,
-    make(who) {
-      const x = ours(who);
-      if (x) {
-        const c = x.api.newCipher(key, { kernel: x.kernel });
-        if (op === 'cbc-decrypt') return () => c.decrypt(dst, src, iv);
-        if (op === 'cbc-encrypt') return () => c.encrypt(dst, src, iv);
-        return () => c.encryptECB(dst, src);
-      }
-      const mode = op === 'ecb-encrypt' ? 'ecb' : 'cbc';
-      const encrypt = op !== 'cbc-decrypt';
-      switch (who) {
-        case 'node:crypto':
-          return () => openssl(`aes-${keyBits}-${mode}`, encrypt, key, src, mode === 'ecb' ? null : iv);
-        case '@noble/ciphers': {
-          const make = () =>
-            mode === 'ecb' ? nobleEcb(key, { disablePadding: true }) : nobleCbc(key, iv, { disablePadding: true });
-          return encrypt ? () => make().encrypt(src) : () => make().decrypt(src);
-        }
-        case 'aes-js': {
-          const make = () =>
-            mode === 'ecb' ? new aesjs.ModeOfOperation.ecb(key) : new aesjs.ModeOfOperation.cbc(key, iv);
-          return encrypt ? () => make().encrypt(src) : () => make().decrypt(src);
-        }
-      }
-      return undefined;
-    },
-  };
-}
-
-/** 2048 CBC sectors of 512 bytes with given IVs: one call for us, one cipher object per sector for the others. */
-function sectorsRow(keyBits: number, encrypt: boolean): Row {
-  const key = randomBytes(keyBits / 8);
-  const bytes = SECTOR * SECTORS;
-  const src = randomBytes(bytes);
-  const dst = new Uint8Array(bytes);
-  const ivs = randomBytes(16 * SECTORS);
-  const sectors = chunks(bytes, SECTOR);
-  const ivOf = (i: number) => ivs.subarray(16 * i, 16 * i + 16);
-  const name = encrypt ? 'encryptSectors' : 'decryptSectors';
-  return {
-    group: `CBC ${name}`,
-    label: `CBC ${name} ${SECTORS} × ${SECTOR} B`,
-    keyBits,
-    bytes,
-    make(who) {
-      const x = ours(who);
-      if (x) {
-        const c = x.api.newCipher(key, { kernel: x.kernel });
-        return encrypt ? () => c.encryptSectors(dst, src, SECTOR, ivs) : () => c.decryptSectors(dst, src, SECTOR, ivs);
-      }
-      const each = (f: (a: number, z: number, i: number) => void) => () => {
-        for (const [i, [a, z]] of sectors.entries()) f(a, z, i);
-      };
-      switch (who) {
-        case 'node:crypto':
-          return each((a, z, i) => openssl(`aes-${keyBits}-cbc`, encrypt, key, src.subarray(a, z), ivOf(i)));
-        case '@noble/ciphers':
-          return each((a, z, i) => {
-            const c = nobleCbc(key, ivOf(i), { disablePadding: true });
-            if (encrypt) c.encrypt(src.subarray(a, z));
-            else c.decrypt(src.subarray(a, z));
-          });
-        case 'aes-js':
-          return each((a, z, i) => {
-            const c = new aesjs.ModeOfOperation.cbc(key, ivOf(i));
-            if (encrypt) c.encrypt(src.subarray(a, z));
-            else c.decrypt(src.subarray(a, z));
-          });
-      }
-      return undefined;
-    },
-  };
-}
-
-/** aes-cbc-essiv:sha256: the IVs of 2048 sectors (AES-256 of the sector numbers under SHA-256(key)) and their decryption. */
-function essivRow(keyBits: number): Row {
-  const key = randomBytes(keyBits / 8);
-  const bytes = SECTOR * SECTORS;
-  const src = randomBytes(bytes);
-  const dst = new Uint8Array(bytes);
-  const ivs = new Uint8Array(16 * SECTORS);
-  const sectors = chunks(bytes, SECTOR);
-  const salt = createHash('sha256').update(key).digest();
-  const numbers = Buffer.alloc(16 * SECTORS);
-  for (let i = 0; i < SECTORS; i++) numbers.writeUInt32LE(i, 16 * i);
-  return {
-    group: 'essiv',
-    label: `essiv:sha256 IVs + decryptSectors ${SECTORS} × ${SECTOR} B`,
-    keyBits,
-    bytes,
-    make(who) {
-      const x = ours(who);
-      if (x) {
-        // The generator's own AES runs on the same kernel: X_AES_KERNEL is read when it is made.
-        const saved = process.env.X_AES_KERNEL;
-        process.env.X_AES_KERNEL = x.kernel;
-        const gen = x.api.newIvGenerator('essiv:sha256', key);
-        if (saved === undefined) delete process.env.X_AES_KERNEL;
-        else process.env.X_AES_KERNEL = saved;
-        const c = x.api.newCipher(key, { kernel: x.kernel });
-        return () => {
-          gen.generate(ivs, 0, SECTORS);
-          c.decryptSectors(dst, src, SECTOR, ivs);
-        };
-      }
-      if (who === 'node:crypto') {
-        return () => {
-          const e = createCipheriv('aes-256-ecb', salt, null).setAutoPadding(false);
-          const v = e.update(numbers);
-          for (const [i, [a, z]] of sectors.entries()) {
-            openssl(`aes-${keyBits}-cbc`, false, key, src.subarray(a, z), v.subarray(16 * i, 16 * i + 16));
-          }
-        };
-      }
-      return undefined;
-    },
-  };
-}
-
-/** XTS-AES, 2048 sectors of 512 bytes, both directions: one call for us, one cipher object per sector for node:crypto. */
-function xtsRow(keyBits: number, encrypt: boolean): Row {
-  const key = randomBytes(keyBits / 4);
-  const bytes = SECTOR * SECTORS;
-  const src = randomBytes(bytes);
-  const dst = new Uint8Array(bytes);
-  const tweaks = randomBytes(16 * SECTORS);
-  const sectors = chunks(bytes, SECTOR);
-  const name = encrypt ? 'encryptSectors' : 'decryptSectors';
-  return {
-    group: `XTS ${name}`,
-    label: `XTS ${name} ${SECTORS} × ${SECTOR} B`,
-    keyBits,
-    bytes,
-    make(who) {
-      const o = ours(who);
-      if (o) {
-        const x = o.api.newXts(key, { kernel: o.kernel });
-        return encrypt
-          ? () => x.encryptSectors(dst, src, SECTOR, tweaks)
-          : () => x.decryptSectors(dst, src, SECTOR, tweaks);
-      }
-      if (who === 'node:crypto') {
-        return () => {
-          for (const [i, [a, z]] of sectors.entries()) {
-            openssl(`aes-${keyBits}-xts`, encrypt, key, src.subarray(a, z), tweaks.subarray(16 * i, 16 * i + 16));
-          }
-        };
-      }
-      return undefined;
-    },
-  };
-}
-
-const rows: Row[] = [];
-for (const keyBits of [128, 256]) {
-  for (const bytes of [512, 4096]) rows.push(blockRow('cbc-decrypt', keyBits, bytes));
-  rows.push(sectorsRow(keyBits, false));
-  rows.push(xtsRow(keyBits, false));
-  if (!short) {
-    rows.push(xtsRow(keyBits, true));
-    rows.push(sectorsRow(keyBits, true));
-    rows.push(essivRow(keyBits));
-    for (const bytes of [512, 4096]) rows.push(blockRow('ecb-encrypt', keyBits, bytes));
-    for (const bytes of [512, 4096]) rows.push(blockRow('cbc-encrypt', keyBits, bytes));
-  }
-}
-rows.sort((a, b) => a.group.localeCompare(b.group) || a.keyBits - b.keyBits || a.bytes - b.bytes);
-
-/**
- * Bytes per second of one short benchmark.js run. A full collection first (the scripts run node with
- * --expose-gc), so that no contender pays for the garbage another one left behind.
- */
-function measure(fn: Run, bytes: number): number {
-  (globalThis as { gc?: () => void }).gc?.();
-  const bench = new Benchmark({ fn, maxTime, minSamples: 3, initCount: 1 });
-  bench.run();
-  return bench.hz * bytes;
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
-
-const results: Record<string, Record<string, number | undefined>> = {};
 const started = Date.now();
-if (before) console.log(`before: ${baselineDir}; after: this tree\n`);
-for (const row of rows) {
-  const fns = CONTENDERS.map((c) => row.make(c));
-  const samples = CONTENDERS.map(() => [] as number[]);
-  for (let r = 0; r < rounds; r++) {
-    // Interleaved: every contender once per round, in a rotating order.
-    for (let i = 0; i < CONTENDERS.length; i++) {
-      const j = (i + r) % CONTENDERS.length;
-      const fn = fns[j];
-      if (fn) samples[j].push(measure(fn, row.bytes));
-    }
-  }
-  const id = `${row.label} AES-${row.keyBits}`;
-  results[id] = Object.fromEntries(CONTENDERS.map((c, i) => [c, samples[i].length ? median(samples[i]) : undefined]));
-  process.stderr.write(`. ${id}\n`);
+const json: Record<string, unknown> = {};
+if (want('--openssl')) json.openssl = runOpenssl();
+if (want('--libraries') || short || baseline !== undefined) {
+  json.libraries = await runLibraries({ short, baselineDir: baseline && path.resolve(baseline) });
 }
-
-const mbps = (x: number | undefined) => (x === undefined ? '—' : (x / 1e6).toFixed(x >= 1e8 ? 0 : 1));
-const ratio = (a: number | undefined, b: number | undefined) =>
-  a === undefined || b === undefined ? '—' : `${(a / b).toFixed(a / b >= 10 ? 0 : 1)}×`;
-const best = OURS[0];
-const header = before
-  ? ['operation', 'AES', ...CONTENDERS, ...OURS.map((k) => `${k} after ÷ before`)]
-  : ['operation', 'AES', ...CONTENDERS, `${best} ÷ node:crypto`, `${best} ÷ noble`, 'portable ÷ noble'];
-const change = (a: number | undefined, b: number | undefined) =>
-  a === undefined || b === undefined ? '—' : `${(a / b).toFixed(2)}`;
-const lines = [
-  `${cpus()[0]?.model.trim() ?? 'unknown CPU'} (${cpus().length} cores), Node ${process.version}, ` +
-    `${short ? 'short run' : 'full run'}: MB/s (10^6 bytes/s), median of ${rounds} interleaved rounds; higher is better.`,
-  '',
-  `| ${header.join(' | ')} |`,
-  `|${header.map((_, i) => (i < 2 ? ' --- ' : ' ---: ')).join('|')}|`,
-];
-for (const row of rows) {
-  const r = results[`${row.label} AES-${row.keyBits}`];
-  const tail = before
-    ? OURS.map((k) => change(r[k], r[`${k}${BEFORE}`])).join(' | ')
-    : `${ratio(r[best], r['node:crypto'])} | ${ratio(r[best], r['@noble/ciphers'])} | ${ratio(r.portable, r['@noble/ciphers'])}`;
-  lines.push(`| ${row.label} | ${row.keyBits} | ${CONTENDERS.map((c) => mbps(r[c])).join(' | ')} | ${tail} |`);
-}
-console.log(lines.join('\n'));
-console.log(`\n(${((Date.now() - started) / 1000).toFixed(0)} s)`);
-if (args.has('--json')) console.log(JSON.stringify(results, null, 2));
+if (want('--job')) json.job = await runJob({ mib: jobMib, rounds: 5 });
+if (picked.length !== 1 && !short) console.log(`(all: ${((Date.now() - started) / 1000).toFixed(0)} s)`);
+if (args.has('--json')) console.log(JSON.stringify(json, null, 2));
