@@ -28,6 +28,8 @@ const BEFORE = ' (before)';
 const SECTOR = 512;
 const SECTORS = 2048;
 const OURS = cbc.kernels();
+/** With a baseline: the kernels of {@link OURS} that the baseline has too. */
+let compared: string[] = OURS;
 const OTHERS = ['node:crypto', '@noble/ciphers', 'aes-js'] as const;
 
 /** For an @x contender (this tree's or the baseline's): its API and kernel name; else undefined. */
@@ -260,13 +262,17 @@ export async function runLibraries(
   if (baselineDir) {
     const load = (pkg: string) =>
       import(pathToFileURL(path.join(baselineDir, 'packages', pkg, 'dist', 'index.js')).href);
+    const baselineCbc = await load('cbc');
     before = {
-      newCipher: (await load('cbc')).newCipher,
+      newCipher: baselineCbc.newCipher,
       newXts: (await load('xts')).newXts,
       newIvGenerator: (await load('disk-iv')).newIvGenerator,
     };
+    // Before and after compare the kernels both trees have (a kernel new in this tree has no "before").
+    const theirs: string[] = baselineCbc.kernels();
+    compared = OURS.filter((k) => theirs.includes(k));
   }
-  const contenders: string[] = before ? OURS.flatMap((k) => [`${k}${BEFORE}`, k]) : [...OURS, ...OTHERS];
+  const contenders: string[] = before ? compared.flatMap((k) => [`${k}${BEFORE}`, k]) : [...OURS, ...OTHERS];
   const rows = makeRows(short);
 
   const results: Record<string, Record<string, number | undefined>> = {};
@@ -290,7 +296,7 @@ export async function runLibraries(
 
   const best = OURS[0];
   const header = before
-    ? ['operation', 'AES', ...contenders, ...OURS.map((k) => `${k} after ÷ before`)]
+    ? ['operation', 'AES', ...contenders, ...compared.map((k) => `${k} after ÷ before`)]
     : ['operation', 'AES', ...contenders, `${best} ÷ node:crypto`, `${best} ÷ noble`, 'portable ÷ noble'];
   const change = (a: number | undefined, b: number | undefined) =>
     a === undefined || b === undefined ? '—' : `${(a / b).toFixed(2)}`;
@@ -298,7 +304,7 @@ export async function runLibraries(
   for (const row of rows) {
     const r = results[`${row.label} AES-${row.keyBits}`];
     const tail = before
-      ? OURS.map((k) => change(r[k], r[`${k}${BEFORE}`]))
+      ? compared.map((k) => change(r[k], r[`${k}${BEFORE}`]))
       : [ratio(r[best], r['node:crypto']), ratio(r[best], r['@noble/ciphers']), ratio(r.portable, r['@noble/ciphers'])];
     lines.push([row.label, String(row.keyBits), ...contenders.map((c) => mbps(r[c])), ...tail]);
   }
