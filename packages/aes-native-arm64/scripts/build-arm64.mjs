@@ -14,12 +14,10 @@
  *
  * CC_ARM64 overrides the compiler.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { compileAddon } from '../../aes-native-addon/scripts/compile.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const PREBUILD = path.join(root, 'prebuilds', 'linux-arm64', 'x-aes-native-arm64.napi.glibc.node');
@@ -39,31 +37,9 @@ export const CFLAGS = [
   '-Werror',
 ];
 
-const require = createRequire(import.meta.url);
-/** The shared Node-API glue (@x/aes-native-addon): its include directory and its C source. */
-export const { include: ADDON_INCLUDE, addonSource: ADDON_SOURCE } = require('@x/aes-native-addon');
-
-function headers() {
-  return path.join(path.dirname(require.resolve('node-api-headers/package.json')), 'include');
-}
-
 /** Compiles and links the addon from the sources under `srcRoot` (this package by default); returns the output path. */
 export function buildArm64({ srcRoot = root, out = PREBUILD } = {}) {
-  mkdirSync(path.dirname(out), { recursive: true });
-  const args = [
-    ...CFLAGS,
-    '-shared',
-    '-s',
-    '-Wl,-z,relro,-z,now,-z,noexecstack',
-    `-I${headers()}`,
-    `-I${ADDON_INCLUDE}`,
-    '-o',
-    out,
-    ADDON_SOURCE,
-    ...SOURCES.map((f) => path.join(srcRoot, f)),
-  ];
-  execFileSync(CC, args, { stdio: 'inherit' });
-  return out;
+  return compileAddon({ cc: CC, cflags: CFLAGS, sources: SOURCES.map((f) => path.join(srcRoot, f)), out });
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

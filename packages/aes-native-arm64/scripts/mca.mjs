@@ -16,7 +16,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ADDON_INCLUDE, CC, CFLAGS } from './build-arm64.mjs';
+import { ADDON_INCLUDE } from '../../aes-native-addon/scripts/compile.mjs';
+import { CC, CFLAGS } from './build-arm64.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const MCA = process.env.LLVM_MCA || '/usr/lib/llvm-19/bin/llvm-mca';

@@ -16,28 +16,20 @@
  *   node scripts/build-x64.mjs --src /tmp/copy --out build/Release/x.node
  *                                                      from another copy of src/native/ (scripts/breaks.mjs)
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { compileAddon } from '../../aes-native-addon/scripts/compile.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const require = createRequire(import.meta.url);
 export const PREBUILD = path.join(root, 'prebuilds', 'linux-x64', 'x-aes-native-x64.napi.glibc.node');
 export const CC = process.env.CC_X64 || 'cc';
-/** The shared Node-API glue (@x/aes-native-addon): its include directory and its C source. */
-export const { include: ADDON_INCLUDE, addonSource: ADDON_SOURCE } = require('@x/aes-native-addon');
 /** The C sources of this package, relative to its root (or to the copy a build is given). */
 export const SOURCES = ['src/native/aes_x64.c'];
 
 /** The compiler flags of every build. No -march: the paths select their instructions per function. */
 export const CFLAGS = ['-std=c11', '-O3', '-fPIC', '-fvisibility=hidden', '-Wall', '-Wextra', '-Werror'];
-
-function headers() {
-  return path.join(path.dirname(require.resolve('node-api-headers/package.json')), 'include');
-}
 
 /** Why this machine cannot build the binary, or undefined when it can. */
 export function cannotBuild() {
@@ -52,21 +44,7 @@ export function cannotBuild() {
 
 /** Compiles and links the addon from the sources under `srcRoot` (this package by default); returns the output path. */
 export function buildX64({ srcRoot = root, out = PREBUILD } = {}) {
-  mkdirSync(path.dirname(out), { recursive: true });
-  const args = [
-    ...CFLAGS,
-    '-shared',
-    '-s',
-    '-Wl,-z,relro,-z,now,-z,noexecstack',
-    `-I${headers()}`,
-    `-I${ADDON_INCLUDE}`,
-    '-o',
-    out,
-    ADDON_SOURCE,
-    ...SOURCES.map((f) => path.join(srcRoot, f)),
-  ];
-  execFileSync(CC, args, { stdio: 'inherit' });
-  return out;
+  return compileAddon({ cc: CC, cflags: CFLAGS, sources: SOURCES.map((f) => path.join(srcRoot, f)), out });
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
