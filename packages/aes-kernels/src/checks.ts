@@ -51,6 +51,25 @@ export function checkDataUnit(prefix: string, dst: unknown, src: unknown): asser
   checkWrite(prefix, dst, src);
 }
 
+/**
+ * The rules for a stream call (CTR) writing `src.length` bytes to `dst`: any length, and otherwise as
+ * {@link checkBlocks}.
+ */
+export function checkStream(prefix: string, dst: unknown, src: unknown): asserts dst is Uint8Array {
+  checkBytes(prefix, 'dst', dst);
+  checkBytes(prefix, 'src', src);
+  checkWrite(prefix, dst, src);
+}
+
+/**
+ * A side input of any length that must not overlap the `written` bytes of `dst` (a nonce, AAD, an
+ * HCTR2 tweak).
+ */
+export function checkSide(prefix: string, name: string, value: unknown, dst: Uint8Array, written: number): void {
+  checkBytes(prefix, name, value);
+  if (overlaps(dst, written, value, value.length)) throw new RangeError(`${prefix}: ${name} overlaps dst`);
+}
+
 function checkWrite(prefix: string, dst: Uint8Array, src: Uint8Array): void {
   if (dst.length < src.length) {
     throw new RangeError(`${prefix}: dst is shorter than src (${dst.length} < ${src.length} bytes)`);

@@ -38,7 +38,47 @@ export interface AesKernel {
    * caller may wipe afterwards.
    */
   load(schedule: KeySchedule): AesKeyedKernel;
+  /**
+   * Optional: binds a POLYVAL hash key (RFC 8452 §3), for the GF(2^128) multiply-accumulate of GHASH
+   * (GCM) and POLYVAL (HCTR2, AES-GCM-SIV). `h` is 16 bytes in POLYVAL's byte order; the kernel copies
+   * what it needs (H, H^2, … H^8 for aggregated reduction) and the caller may wipe `h` afterwards. A kernel
+   * without it gets the portable kernel's (`@x/aes-portable`), which every kernel's result must equal.
+   */
+  loadPolyval?(h: Uint8Array): PolyvalKernel;
 }
+
+/**
+ * The GF(2^128) multiply-accumulate, bound to one hash key H: POLYVAL's field (RFC 8452 §3, the
+ * polynomial x^128 + x^127 + x^126 + x^121 + 1, little-endian bytes). GHASH is the same multiplication in
+ * the other bit order (RFC 8452 Appendix A): GHASH_H(X…) = ByteReverse(POLYVAL_{mulX(ByteReverse(H))}
+ * (ByteReverse(X)…)), so a GHASH caller passes the converted key to {@link AesKernel.loadPolyval} once, keeps its
+ * accumulator byte-reversed, and asks for each block to be byte-reversed on the way in.
+ *
+ * Constant time in every kernel: no branch and no memory access that depends on H, the accumulator or
+ * the data.
+ */
+export interface PolyvalKernel {
+  /**
+   * For each 16-byte block X of `data` in order: acc = (acc ^ X) · H · x^-128 (POLYVAL's dot, §3), with X
+   * byte-reversed first when `reversed` (GHASH). `acc` is 16 bytes, read and written; `data` is whole
+   * blocks (possibly none) and does not overlap `acc`.
+   */
+  update(acc: Uint8Array, data: Uint8Array, reversed: boolean): void;
+  /** Wipes the hash key and its powers. Nothing may be called afterwards. */
+  dispose(): void;
+}
+
+/**
+ * The counter of a CTR keystream ({@link AesFastPaths.ctr}): the counter block of block j (j = 0, 1, …)
+ * of a call, from the 16-byte `iv`.
+ * - `'be128'`: iv + j modulo 2^128, the whole block a big-endian integer (NIST SP 800-38A §6.5, B.1;
+ *   OpenSSL `aes-*-ctr`).
+ * - `'be32'`: the first 12 bytes of iv, then its last 4 bytes + j modulo 2^32, big-endian (NIST SP
+ *   800-38D §6.2 inc32: GCM).
+ * - `'xctr'`: iv ^ (j + 1) as a 16-byte little-endian integer (XCTR of HCTR2: the first block's counter
+ *   is 1).
+ */
+export type CtrCounter = 'be128' | 'be32' | 'xctr';
 
 /** What every keyed kernel has: the two block primitives. Nothing more is needed to run every mode. */
 export interface AesBlockPrimitives {
@@ -81,13 +121,27 @@ export interface AesFastPaths {
   xtsEncrypt?(dst: Uint8Array, src: Uint8Array, unitSize: number, tweaks: Uint8Array): void;
   /** XTS-AES decryption (IEEE 1619 §5.4.1) of whole blocks; the arguments as for {@link xtsEncrypt}. */
   xtsDecrypt?(dst: Uint8Array, src: Uint8Array, unitSize: number, tweaks: Uint8Array): void;
+  /**
+   * A CTR keystream XORed into `dst`: dst[i] = src[i] ^ E(counter block of block ⌊i/16⌋)[i mod 16], for
+   * `src.length` bytes of any length (the last block partial: the rest of its keystream is dropped). The
+   * counter blocks come from the 16-byte `iv` as {@link CtrCounter} says. Unlike the other paths, `src`
+   * need not be whole blocks.
+   */
+  ctr?(dst: Uint8Array, src: Uint8Array, iv: Uint8Array, counter: CtrCounter): void;
 }
 
 /** A kernel bound to one key: the block primitives, and whichever fast paths the kernel has. */
 export type AesKeyedKernel = AesBlockPrimitives & AesFastPaths;
 
 /** The names of the optional fast paths, for kernels' and tests' use. */
-export const FAST_PATHS = ['cbcEncrypt', 'cbcDecryptSectors', 'cbcEncryptSectors', 'xtsEncrypt', 'xtsDecrypt'] as const;
+export const FAST_PATHS = [
+  'cbcEncrypt',
+  'cbcDecryptSectors',
+  'cbcEncryptSectors',
+  'xtsEncrypt',
+  'xtsDecrypt',
+  'ctr',
+] as const;
 
 /** One of {@link FAST_PATHS}. */
 export type FastPath = (typeof FAST_PATHS)[number];

@@ -4,7 +4,17 @@
  */
 import { registry } from './all.js';
 
-export { checkBlocks, checkBytes, checkDataUnit, checkIv, checkKey, checkOptions, checkSectors } from './checks.js';
+export {
+  checkBlocks,
+  checkBytes,
+  checkDataUnit,
+  checkIv,
+  checkKey,
+  checkOptions,
+  checkSectors,
+  checkSide,
+  checkStream,
+} from './checks.js';
 
 /**
  * The names of the kernels usable in this runtime, best first; `'portable'` is always there.

@@ -3,7 +3,7 @@
  * kernels themselves (aes_arm64.c in @x/aes-native-arm64, aes_x64.c in @x/aes-native-x64).
  *
  * A kernel is one or more code paths (ARMv8 Crypto Extensions; AES-NI on xmm; VAES on ymm), each a table
- * of the seven operations below. The glue is compiled together with one kernel's sources, which define
+ * of the operations below. The glue is compiled together with one kernel's sources, which define
  * `aes_native_paths` (best first, NULL-terminated) and `aes_native_prefix`.
  *
  * Round keys are the bytes of @x/aes-keyschedule: `rk` is the expanded key of FIPS 197 §5.2, round key r
@@ -50,7 +50,30 @@ typedef struct aes_native_path {
                       size_t unit_blocks, const uint8_t *tweaks);
   void (*xts_decrypt)(const uint8_t *dk, int rounds, uint8_t *dst, const uint8_t *src, size_t units,
                       size_t unit_blocks, const uint8_t *tweaks);
+  /*
+   * A CTR keystream XORed into dst for `len` bytes (any length: the last block partial), counter blocks
+   * from the 16-byte `iv` by `counter`: AES_NATIVE_CTR_BE128 (iv + j mod 2^128, big-endian: SP 800-38A),
+   * AES_NATIVE_CTR_BE32 (last 4 bytes + j mod 2^32, big-endian: GCM's inc32), AES_NATIVE_CTR_XCTR
+   * (iv ^ le128(j + 1): HCTR2's XCTR). `len` is in bytes, not blocks. NULL where the path has none.
+   */
+  void (*ctr)(const uint8_t *rk, int rounds, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv,
+              int counter);
+  /*
+   * POLYVAL (RFC 8452 §3): polyval_init fills `table` (AES_NATIVE_POLYVAL_TABLE_BYTES, 16-byte aligned)
+   * from the 16-byte hash key `h` (its powers, in whatever layout polyval_update wants); polyval_update
+   * does acc = (acc ^ X) · H · x^-128 for each of `blocks` blocks X of `data`, each byte-reversed first
+   * when `reversed` (GHASH, RFC 8452 Appendix A). Constant time. NULL where the path has none.
+   */
+  void (*polyval_init)(uint8_t *table, const uint8_t *h);
+  void (*polyval_update)(const uint8_t *table, uint8_t *acc, const uint8_t *data, size_t blocks, int reversed);
 } aes_native_path;
+
+#define AES_NATIVE_CTR_BE128 0
+#define AES_NATIVE_CTR_BE32 1
+#define AES_NATIVE_CTR_XCTR 2
+
+/* Bytes of a POLYVAL key table: enough for H^1 .. H^16 and their Karatsuba halves on every path. */
+#define AES_NATIVE_POLYVAL_TABLE_BYTES 768
 
 /* Defined by the kernel: its paths, best first, ending with NULL (empty where the architecture has none). */
 extern const aes_native_path *const aes_native_paths[];

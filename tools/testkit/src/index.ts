@@ -12,7 +12,19 @@ export { testedKernels } from './kernels.js';
 export { assertBytes, backing, hex, outside, placed, random, toHex } from './bytes.js';
 export { dmCryptIv } from './dm-iv.js';
 export { kernelConformance, type KernelSuiteOptions } from './kernel-suite.js';
-export { keyPair, mulAlpha, refCbc, refCbcSectors, refEcb, refXts, refXtsBlocks } from './reference.js';
+export {
+  CTR_COUNTERS,
+  ghashKey,
+  keyPair,
+  mulAlpha,
+  refCbc,
+  refCbcSectors,
+  refCtr,
+  refEcb,
+  refPolyval,
+  refXts,
+  refXtsBlocks,
+} from './reference.js';
 export type { Suite } from './suite.js';
 export {
   FIPS197,

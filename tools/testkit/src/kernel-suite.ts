@@ -15,11 +15,22 @@
  * (packages/aes-native-arm64/scripts/test-arm64.mjs), where vitest cannot.
  */
 import assert from 'node:assert/strict';
+import { type CipherGCMTypes, createCipheriv } from 'node:crypto';
 import fc from 'fast-check';
 import type { AesKernel, AesKeyedKernel, FastPath } from '@x/aes-kernels/hazmat';
 import { expandKey } from '@x/aes-keyschedule';
 import { assertBytes, backing, hex, outside, placed, random } from './bytes.js';
-import { keyPair, refCbc, refCbcSectors, refEcb, refXtsBlocks } from './reference.js';
+import {
+  CTR_COUNTERS,
+  ghashKey,
+  keyPair,
+  refCbc,
+  refCbcSectors,
+  refCtr,
+  refEcb,
+  refPolyval,
+  refXtsBlocks,
+} from './reference.js';
 import type { Suite } from './suite.js';
 import {
   FIPS197,
@@ -49,6 +60,8 @@ export interface KernelSuiteOptions {
 
 const KEY_BYTES = [16, 24, 32] as const;
 
+const hex16 = (b: Uint8Array) => Buffer.from(b).toString('hex');
+
 type Method = 'encryptBlocks' | 'decryptBlocks' | FastPath;
 
 /** One call's input: `src`, the IV, IVs or tweaks it reads besides (`side`), and the sector or data unit size. */
@@ -69,8 +82,11 @@ type Full = Required<AesKeyedKernel>;
 
 /** A contract method, how to call it and what node:crypto says it gives. */
 interface Operation {
-  /** blocks: (dst, src); chain: (dst, src, iv); units: (dst, src, sectorSize or unitSize, ivs or tweaks). */
-  kind: 'blocks' | 'chain' | 'units';
+  /**
+   * blocks: (dst, src); chain: (dst, src, iv); units: (dst, src, sectorSize or unitSize, ivs or tweaks);
+   * stream: (dst, src of any length, iv, the counter kind CTR_COUNTERS[unit]).
+   */
+  kind: 'blocks' | 'chain' | 'units' | 'stream';
   /** What the suite calls `side` in messages. */
   side: string;
   call(k: AesKeyedKernel, dst: Uint8Array, src: Uint8Array, side: Uint8Array, unit: number): void;
@@ -124,6 +140,12 @@ const OPERATIONS = {
     call: (k: Full, d, s, t, n) => k.xtsDecrypt(d, s, n, t),
     want: (K, x) => refXtsBlocks(false, K.key1, K.key2, x.src, x.unit, x.side),
   },
+  ctr: {
+    kind: 'stream',
+    side: 'iv',
+    call: (k: Full, d, s, iv, c) => k.ctr(d, s, iv, CTR_COUNTERS[c]),
+    want: (K, x) => refCtr(K.key1, x.src, x.side, CTR_COUNTERS[x.unit]),
+  },
 } satisfies Record<Method, Operation>;
 
 const METHODS = Object.keys(OPERATIONS) as Method[];
@@ -139,6 +161,14 @@ function counts(p: number, chunks: readonly number[] = []): number[] {
 
 /** A random input: `blocks` blocks, or `units` units of `blocks` blocks with `extra` IVs past the last. */
 function input(o: Operation, blocks: number, units = 1, extra = 0, tweak = 2): Input {
+  if (o.kind === 'stream') {
+    // Whole blocks and a partial last block, by turns; the counter kind from `units`.
+    return {
+      src: random(16 * blocks + (blocks % 2 === 1 ? 16 - (blocks % 16) : 0)),
+      side: random(16),
+      unit: units % 3,
+    };
+  }
   if (o.kind !== 'units') return { src: random(16 * blocks), side: random(o.kind === 'chain' ? 16 : 0), unit: 0 };
   const side = random(16 * (units + extra));
   // The first tweak: one whose every doubling reduces (all ones), one whose first does (bit 127 only).
@@ -153,6 +183,7 @@ function input(o: Operation, blocks: number, units = 1, extra = 0, tweak = 2): I
 /** The inputs every method runs at: lengths, or layouts of sectors, derived from p and the chunks. */
 function inputs(o: Operation, p: number, options: KernelSuiteOptions): Input[] {
   const lengths = counts(p, options.chunkBlocks);
+  if (o.kind === 'stream') return streamInputs(lengths);
   if (o.kind !== 'units') return lengths.map((b) => input(o, b));
   const shapes = new Map<string, [number, number, number]>();
   const add = (blocks: number, units: number, extra = 0) =>
@@ -170,8 +201,40 @@ function inputs(o: Operation, p: number, options: KernelSuiteOptions): Input[] {
   return [...shapes.values()].map(([b, n, extra], i) => input(o, b, n, extra, i % 3));
 }
 
-/** "33 blocks", "3 × 48-byte units". */
+/** Counter blocks where each kind carries or wraps, by the iv's last bytes: (kind, fixed tail of the iv). */
+const CTR_EDGES: [number, number[]][] = [
+  [0, [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfd]], // be128: carry from the low 64 bits into the high 64
+  [0, [0xff, 0xff, 0xff, 0xff, 0xfe]], // be128: carries over 32 bits and 40 bits
+  [1, [0xff, 0xff, 0xff, 0xfe]], // be32: wraps to 0 without carrying into byte 11
+  [1, [0x00, 0x00, 0xff, 0xfb]], // be32: carry between its bytes
+];
+
+/**
+ * CTR inputs: every block count of `lengths` as whole blocks and with 1..15 bytes more, for each counter
+ * kind; counters that carry and wrap (the whole iv all ones for be128: wrap modulo 2^128); xctr past 256
+ * blocks (its little-endian counter's first carry).
+ */
+function streamInputs(lengths: number[]): Input[] {
+  const all: Input[] = [];
+  for (const b of lengths) {
+    for (let c = 0; c < 3; c++) {
+      all.push({ src: random(16 * b), side: random(16), unit: c });
+      all.push({ src: random(16 * b + 1 + ((b + c) % 15)), side: random(16), unit: c });
+    }
+  }
+  for (const [c, tail] of CTR_EDGES) {
+    const side = random(16);
+    side.set(tail, 16 - tail.length);
+    all.push({ src: random(16 * 6 + 3), side, unit: c });
+  }
+  all.push({ src: random(16 * 4 + 9), side: new Uint8Array(16).fill(0xff), unit: 0 }); // wraps modulo 2^128
+  all.push({ src: random(16 * 260 + 5), side: random(16), unit: 2 });
+  return all;
+}
+
+/** "33 blocks", "3 × 48-byte units", "37 bytes, be32". */
 function describeInput(o: Operation, x: Input): string {
+  if (o.kind === 'stream') return `${x.src.length} bytes, ${CTR_COUNTERS[x.unit]} from iv ${hex16(x.side)}`;
   if (o.kind !== 'units') return `${x.src.length / 16} blocks`;
   return `${x.src.length / x.unit} × ${x.unit}-byte ${o.side === 'ivs' ? 'sectors' : 'units'}`;
 }
@@ -463,7 +526,7 @@ export function kernelConformance(kernel: AesKernel, { describe, it }: Suite, op
           fc.boolean(),
           (m, n, blocks, units, extra, [so, dso, vo], inPlace) => {
             const o = op(m);
-            const x = o.kind === 'units' ? input(o, Math.max(blocks, 1), units, extra) : input(o, blocks);
+            const x = o.kind === 'units' ? input(o, Math.max(blocks, 1), units, extra) : input(o, blocks, units);
             const [key1, key2] = keyPair(n);
             const want = o.want({ key1, key2 }, x);
             const k = load(kernel, key1);
@@ -505,6 +568,185 @@ export function kernelConformance(kernel: AesKernel, { describe, it }: Suite, op
           k.dispose();
         });
       }
+    }
+
+    if (kernel.loadPolyval === undefined) {
+      it('no loadPolyval: GHASH and POLYVAL callers use the portable one', () =>
+        assert.equal(kernel.loadPolyval, undefined));
+    } else {
+      polyvalSuite(kernel, kernel.loadPolyval.bind(kernel), { describe, it }, runs, options.callCount);
+    }
+  });
+}
+
+/** RFC 8452 Appendix A: POLYVAL(H, X_1, X_2). */
+const RFC8452_POLYVAL = {
+  h: '25629347589242761d31f826ba4b757b',
+  x: '4f4f95668c83dfb6401762bb2d01a262d1a24ddd2721d006bbe45f20d3c9f362',
+  polyval: 'f7a3b47b846119fae5b7866cf5e5b77e',
+};
+
+/**
+ * The GF(2^128) multiply-accumulate (`loadPolyval`): RFC 8452's example, GHASH through `reversed` against
+ * node:crypto's AES-GCM tags, and the bit-serial reference of `refPolyval` at every block count around the
+ * aggregation width (0..19, 31..33, 64, 1000), split into calls anywhere, keys with special values, odd
+ * byteOffsets, guard bytes, several keys at once.
+ */
+function polyvalSuite(
+  kernel: AesKernel,
+  loadPolyval: NonNullable<AesKernel['loadPolyval']>,
+  { describe, it }: Suite,
+  runs: number,
+  callCount?: () => number,
+): void {
+  const update = (h: Uint8Array, acc: Uint8Array, data: Uint8Array, reversed: boolean) => {
+    const k = loadPolyval(h);
+    const a = acc.slice();
+    k.update(a, data, reversed);
+    k.dispose();
+    return a;
+  };
+  describe(`${kernel.name}: POLYVAL multiply-accumulate (loadPolyval)`, () => {
+    it('RFC 8452 Appendix A: POLYVAL(H, X_1, X_2); the key may be wiped once loaded', () => {
+      const v = RFC8452_POLYVAL;
+      const h = hex(v.h);
+      const k = loadPolyval(h);
+      h.fill(0);
+      const acc = new Uint8Array(16);
+      k.update(acc, hex(v.x), false);
+      assertBytes(acc, hex(v.polyval), 'POLYVAL');
+      k.dispose();
+    });
+
+    it('GHASH through reversed blocks and the key mulX(ByteReverse(H)) gives node:crypto AES-GCM tags', () => {
+      for (const n of KEY_BYTES) {
+        for (const [aadLen, ptLen] of [
+          [0, 0],
+          [16, 48],
+          [32, 16 * 19],
+        ]) {
+          const key = random(n),
+            nonce = random(12),
+            aad = random(aadLen),
+            pt = random(ptLen);
+          const c = createCipheriv(`aes-${8 * n}-gcm` as CipherGCMTypes, key, nonce);
+          c.setAAD(aad);
+          const ct = c.update(pt);
+          c.final();
+          const len = Buffer.alloc(16);
+          len.writeBigUInt64BE(BigInt(8 * aadLen), 0);
+          len.writeBigUInt64BE(BigInt(8 * ptLen), 8);
+          const acc = update(
+            ghashKey(refEcb(true, key, new Uint8Array(16))),
+            new Uint8Array(16),
+            Buffer.concat([aad, ct, len]),
+            true,
+          );
+          acc.reverse();
+          const ej0 = refEcb(true, key, Buffer.concat([nonce, Buffer.from([0, 0, 0, 1])]));
+          assertBytes(
+            acc.map((b, i) => b ^ ej0[i]),
+            c.getAuthTag(),
+            `AES-${8 * n}-GCM tag, ${aadLen} + ${ptLen} bytes`,
+          );
+        }
+      }
+    });
+
+    it('every block count 0..19, 31..33, 64, 1000, both orders, from a random accumulator; separate calls continue', () => {
+      for (const blocks of [...Array.from({ length: 20 }, (_, i) => i), 31, 32, 33, 64, 1000]) {
+        for (const reversed of [false, true]) {
+          const h = random(16),
+            acc = random(16),
+            data = random(16 * blocks);
+          const want = refPolyval(h, acc, data, reversed);
+          const k = loadPolyval(h);
+          // In one call, at odd byteOffsets, with guard bytes around both.
+          const a = placed(acc, blocks & 15),
+            d = placed(data, (3 * blocks + 1) & 15);
+          const aAround = outside(a),
+            dBefore = backing(d);
+          k.update(a, d, reversed);
+          assertBytes(a, want, `${blocks} blocks${reversed ? ', reversed' : ''}`);
+          assertBytes(outside(a), aAround, `${blocks} blocks: wrote outside acc`);
+          assertBytes(backing(d), dBefore, `${blocks} blocks: changed data or the bytes around it`);
+          // Cut into two calls at every place for the short ones, a few places for the long ones.
+          const cuts = blocks <= 19 ? Array.from({ length: blocks + 1 }, (_, i) => i) : [1, 7, 8, 9, blocks - 1];
+          for (const cut of cuts) {
+            const b = acc.slice();
+            k.update(b, data.subarray(0, 16 * cut), reversed);
+            k.update(b, data.subarray(16 * cut), reversed);
+            assertBytes(b, want, `${blocks} blocks cut after ${cut}`);
+          }
+          k.dispose();
+        }
+      }
+    });
+
+    it('keys and data of special values: zero, one, all ones, x^127, the field polynomial bits', () => {
+      const specials = ['00', '01', 'ff', '80', '40', '02'].flatMap((b) => {
+        const lo = new Uint8Array(16),
+          hi = new Uint8Array(16),
+          all = new Uint8Array(16).fill(Number.parseInt(b, 16));
+        lo[0] = Number.parseInt(b, 16);
+        hi[15] = Number.parseInt(b, 16);
+        return [lo, hi, all];
+      });
+      for (const h of specials) {
+        const data = new Uint8Array(16 * specials.length);
+        for (const [i, x] of specials.entries()) data.set(x, 16 * i);
+        for (const reversed of [false, true]) {
+          assertBytes(
+            update(h, new Uint8Array(16).fill(0xff), data, reversed),
+            refPolyval(h, new Uint8Array(16).fill(0xff), data, reversed),
+            `key ${hex16(h)}`,
+          );
+        }
+      }
+    });
+
+    it('several keys at once, calls interleaved; disposing one leaves the others working', () => {
+      const hs = [random(16), random(16), random(16)];
+      const ks = hs.map((h) => loadPolyval(h));
+      const check = (i: number) => {
+        const acc = random(16),
+          data = random(16 * 11);
+        const a = acc.slice();
+        ks[i].update(a, data, i === 1);
+        assertBytes(a, refPolyval(hs[i], acc, data, i === 1), `key ${i}`);
+      };
+      for (let round = 0; round < 2; round++) for (let i = 0; i < 3; i++) check(i);
+      ks[1].dispose();
+      check(0);
+      check(2);
+      ks[0].dispose();
+      ks[2].dispose();
+    });
+
+    it(`random keys, accumulators, lengths and offsets (${runs} runs)`, () => {
+      fc.assert(
+        fc.property(
+          fc.uint8Array({ minLength: 16, maxLength: 16 }),
+          fc.uint8Array({ minLength: 16, maxLength: 16 }),
+          fc.integer({ min: 0, max: 40 }),
+          fc.boolean(),
+          (h, acc, blocks, reversed) => {
+            const data = random(16 * blocks);
+            assertBytes(update(h, acc, data, reversed), refPolyval(h, acc, data, reversed), `${blocks} blocks`);
+          },
+        ),
+        { numRuns: runs },
+      );
+    });
+
+    if (callCount) {
+      it('one update over 1 MiB is one native call', () => {
+        const k = loadPolyval(random(16));
+        const before = callCount();
+        k.update(new Uint8Array(16), new Uint8Array(1 << 20), true);
+        assert.equal(callCount() - before, 1);
+        k.dispose();
+      });
     }
   });
 }

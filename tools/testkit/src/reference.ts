@@ -157,3 +157,99 @@ export function keyPair(n: number): [Uint8Array, Uint8Array] {
   while (Buffer.from(k2).equals(Buffer.from(k1))) k2 = random(n);
   return [k1, k2];
 }
+
+/** The counter kinds of the kernel contract's `ctr` (`CtrCounter` of `@x/aes-kernels/hazmat`). */
+export const CTR_COUNTERS = ['be128', 'be32', 'xctr'] as const;
+
+/**
+ * A CTR keystream XORed into `data` (any length): `be128` is node:crypto `aes-*-ctr` itself; `be32` (GCM's
+ * inc32, SP 800-38D §6.2) and `xctr` (HCTR2's XCTR: block j uses iv ^ le128(j + 1)) build their counter
+ * blocks here, bit by bit from their definitions, and encrypt them with node:crypto's ECB.
+ *
+ * @example
+ * ```ts
+ * refCtr(key, plain, iv, 'be128'); // = createCipheriv('aes-128-ctr', key, iv).update(plain)
+ * ```
+ */
+export function refCtr(
+  key: Uint8Array,
+  data: Uint8Array,
+  iv: Uint8Array,
+  counter: (typeof CTR_COUNTERS)[number],
+): Uint8Array {
+  if (counter === 'be128') {
+    return new Uint8Array(createCipheriv(`aes-${key.length * 8}-ctr`, key, iv).update(data));
+  }
+  const blocks = Math.ceil(data.length / 16);
+  const counters = new Uint8Array(16 * blocks);
+  const ivInt = BigInt(`0x${Buffer.from(iv).toString('hex')}`);
+  for (let j = 0; j < blocks; j++) {
+    let block: bigint;
+    if (counter === 'be32') {
+      const low = (ivInt + BigInt(j)) & 0xffffffffn;
+      block = (ivInt & ~0xffffffffn) | low;
+    } else {
+      // iv ^ le128(j + 1): the little-endian counter is the big-endian integer of its reversed bytes.
+      const le = Buffer.from(
+        BigInt(j + 1)
+          .toString(16)
+          .padStart(32, '0'),
+        'hex',
+      ).reverse();
+      block = ivInt ^ BigInt(`0x${le.toString('hex')}`);
+    }
+    counters.set(Buffer.from(block.toString(16).padStart(32, '0'), 'hex'), 16 * j);
+  }
+  const ks = refEcb(true, key, counters);
+  return data.map((b, i) => b ^ ks[i]);
+}
+
+/** POLYVAL's field polynomial x^128 + x^127 + x^126 + x^121 + 1 (RFC 8452 §3), bit i = coefficient of x^i. */
+const POLYVAL_P = (1n << 128n) | (1n << 127n) | (1n << 126n) | (1n << 121n) | 1n;
+
+/** A 16-byte block as POLYVAL's field element: little-endian, bit i of the integer is the coefficient of x^i. */
+const element = (b: Uint8Array): bigint => BigInt(`0x${Buffer.from(b).reverse().toString('hex') || '0'}`);
+const block = (e: bigint): Uint8Array => new Uint8Array(Buffer.from(e.toString(16).padStart(32, '0'), 'hex').reverse());
+
+/** a · b · x^-128 in POLYVAL's field (RFC 8452 §3 "dot"), bit by bit. */
+function dot(a: bigint, b: bigint): bigint {
+  let r = 0n;
+  for (let i = 0n; i < 128n; i++) if ((b >> i) & 1n) r ^= a << i;
+  for (let i = 254n; i >= 128n; i--) if ((r >> i) & 1n) r ^= POLYVAL_P << (i - 128n);
+  for (let i = 0; i < 128; i++) r = (r & 1n ? r ^ POLYVAL_P : r) >> 1n; // · x^-1, 128 times
+  return r;
+}
+
+/**
+ * POLYVAL's multiply-accumulate (RFC 8452 §3) from its definition, bit by bit: for each 16-byte block X
+ * of `data`, acc = (acc ^ X) · H · x^-128, X byte-reversed first when `reversed` (GHASH's order, RFC 8452
+ * Appendix A). Returns the new accumulator.
+ *
+ * @example
+ * ```ts
+ * // RFC 8452 Appendix A: POLYVAL(H, X_1, X_2)
+ * refPolyval(hex('25629347589242761d31f826ba4b757b'), new Uint8Array(16), hex('4f4f…62d1a2…62'), false);
+ * ```
+ */
+export function refPolyval(h: Uint8Array, acc: Uint8Array, data: Uint8Array, reversed: boolean): Uint8Array {
+  const hh = element(h);
+  let s = element(acc);
+  for (let o = 0; o < data.length; o += 16) {
+    const x = data.slice(o, o + 16);
+    if (reversed) x.reverse();
+    s = dot(s ^ element(x), hh);
+  }
+  return block(s);
+}
+
+/**
+ * The POLYVAL key whose reversed multiply-accumulate is GHASH with key `h` (RFC 8452 Appendix A):
+ * mulX_POLYVAL(ByteReverse(H)).
+ *
+ * @example `ghashKey(hex('66e94bd4ef8a2c3b884cfa59ca342b2e'))`
+ */
+export function ghashKey(h: Uint8Array): Uint8Array {
+  let e = element(h.slice().reverse()) << 1n;
+  if (e >> 128n) e ^= POLYVAL_P;
+  return block(e);
+}
