@@ -3,10 +3,19 @@
  * a short IV or overlapping buffers give wrong bytes or a crash, never an error; validate first (the
  * `check*` rules of `@x/aes-kernels`) or use a mode package (`@x/cbc`, `@x/xts`).
  */
-import type { AesKernel } from './contract.js';
+import { kernel as portable } from '@x/aes-portable';
+import type { AesKernel, PolyvalKernel } from './contract.js';
 import { registry } from './all.js';
 
-export type { AesBlockPrimitives, AesFastPaths, AesKernel, AesKeyedKernel, FastPath } from './contract.js';
+export type {
+  AesBlockPrimitives,
+  AesFastPaths,
+  AesKernel,
+  AesKeyedKernel,
+  CtrCounter,
+  FastPath,
+  PolyvalKernel,
+} from './contract.js';
 export { FAST_PATHS } from './contract.js';
 export {
   createRegistry,
@@ -35,4 +44,22 @@ export { registry };
  */
 export function chooseKernel(prefix: string, name?: string): AesKernel {
   return registry.chooseKernel(prefix, name);
+}
+
+/**
+ * The GF(2^128) multiply-accumulate of `kernel` bound to the POLYVAL key `h` (16 bytes, POLYVAL's byte
+ * order): the kernel's own where it has one, else the portable kernel's (constant time everywhere). What
+ * GHASH and POLYVAL callers (`@x/gcm`, `@x/hctr2`) use; the caller may wipe `h` afterwards.
+ *
+ * @example
+ * ```ts
+ * import { chooseKernel, polyvalOn } from '@x/aes-kernels/hazmat';
+ * const hash = polyvalOn(chooseKernel('@x/my-mode'), h);
+ * const acc = new Uint8Array(16);
+ * hash.update(acc, blocks, false);   // acc = POLYVAL(H, blocks)
+ * hash.dispose();
+ * ```
+ */
+export function polyvalOn(kernel: AesKernel, h: Uint8Array): PolyvalKernel {
+  return kernel.loadPolyval !== undefined ? kernel.loadPolyval(h) : portable.loadPolyval(h);
 }

@@ -7,13 +7,14 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { expandKey } from '@x/aes-keyschedule';
 import { loadInternal, type PortableState } from '../src/keyed.js';
+import { loadPolyvalInternal, type PolyvalState } from '../src/polyval.js';
 
 const src = (f: string) =>
   readFileSync(new URL(`../src/${f}`, import.meta.url), 'utf8')
     .replace(/\/\*[\s\S]*?\*\//g, '') // block comments (TSDoc)
     .replace(/\/\/.*$/gm, ''); // line comments
 
-const FILES = ['bitsliced.generated.ts', 'narrow.ts', 'keyed.ts', 'index.ts'];
+const FILES = ['bitsliced.generated.ts', 'narrow.ts', 'keyed.ts', 'index.ts', 'polyval.ts'];
 
 /**
  * Public names: loop counters, lengths, offsets, round counts (`from`: a key byte position from r and p),
@@ -52,6 +53,9 @@ const PUBLIC = new Set([
   's0',
   'sectors',
   'k',
+  // POLYVAL (polyval.ts): the flag for GHASH's byte order, the aggregation width.
+  'reversed',
+  'AGG',
 ]);
 
 const identifiers = (expr: string) =>
@@ -88,17 +92,28 @@ describe('constant-time discipline (static scan of src/)', () => {
     expect(n).toBeGreaterThan(8);
   });
 
-  it('every branch and loop condition of the keyed kernel is on public values', () => {
-    const code = src('keyed.ts');
-    const conditions: string[] = [];
-    for (const m of code.matchAll(/\bif \(([^)]*)\)/g)) conditions.push(m[1]);
-    for (const m of code.matchAll(/\bfor \([^;]*;([^;]*);/g)) conditions.push(m[1]);
-    for (const m of code.matchAll(/([^(=:]*) \?/g)) conditions.push(m[1]);
-    expect(conditions.length).toBeGreaterThan(15);
-    for (const c of conditions) {
-      const bad = identifiers(c).filter((x) => !PUBLIC.has(x));
-      expect(bad, `condition "${c}"`).toEqual([]);
-    }
+  for (const [f, least] of [
+    ['keyed.ts', 15],
+    ['polyval.ts', 8],
+  ] as const) {
+    it(`every branch and loop condition of ${f} is on public values`, () => {
+      const code = src(f);
+      const conditions: string[] = [];
+      for (const m of code.matchAll(/\bif \(([^)]*)\)/g)) conditions.push(m[1]);
+      for (const m of code.matchAll(/\bfor \([^;]*;([^;]*);/g)) conditions.push(m[1]);
+      for (const m of code.matchAll(/([^(=:]*) \?/g)) conditions.push(m[1]);
+      expect(conditions.length).toBeGreaterThan(least);
+      for (const c of conditions) {
+        const bad = identifiers(c).filter((x) => !PUBLIC.has(x));
+        expect(bad, `condition "${c}"`).toEqual([]);
+      }
+    });
+  }
+
+  it('polyval.ts has no while, switch, %, / or logical operators outside its length arithmetic', () => {
+    // Its only division and remainder are of data.length (public), in update().
+    const code = src('polyval.ts').replace(/data\.length % 16|\(len - o\) \/ 16/g, '');
+    expect(code).not.toMatch(/\b(while|do|switch|case)\b|&&|\|\||%|[^/]\/[^/]/);
   });
 });
 
@@ -172,7 +187,32 @@ const METHODS = [
   'xtsDecrypt',
 ];
 
+/** The access trace of one POLYVAL update on `blocks` blocks with key, accumulator and data from `seed`. */
+function tracePolyval(blocks: number, reversed: boolean, seed: number): string[] {
+  const log: string[] = [];
+  const { hash, state } = loadPolyvalInternal(traced(random(16, seed), 'h', log));
+  const st = state as unknown as Record<string, Arr>;
+  for (const name of ['powers', 'sums', 'acc'] satisfies (keyof PolyvalState)[]) {
+    st[name] = traced(st[name], name, log);
+  }
+  const acc = traced(random(19, seed + 1).subarray(3), 'accBytes', log);
+  const data = traced(random(16 * blocks + 5, seed + 2).subarray(5), 'data', log);
+  hash.update(acc, data, reversed);
+  return log;
+}
+
 describe('constant-time discipline (memory-access traces)', () => {
+  it('POLYVAL load and update: the same trace for different keys, accumulators and data', () => {
+    for (const blocks of [0, 1, 7, 8, 9, 21]) {
+      for (const reversed of [false, true]) {
+        const a = tracePolyval(blocks, reversed, 1);
+        const b = tracePolyval(blocks, reversed, 2);
+        expect(a.length).toBeGreaterThan(blocks * 81);
+        expect(a).toEqual(b);
+      }
+    }
+  });
+
   for (const method of METHODS) {
     it(`${method}: the same trace for different keys and data`, () => {
       for (const keyLen of [16, 32]) {
