@@ -6,14 +6,19 @@
  * - Vector permutation, one block (CBC encryption and the last 1..7 blocks of the parallel paths): the
  *   lookups of tables.ts with `i8x16.swizzle`, every round unrolled.
  *
- * The only data-dependent operations are v128 bitwise operations, shifts by constants, and swizzles
- * into 16-byte constant tables or by constant permutations.
+ * CTR (`ctr_*`) makes its counter blocks in registers and runs them through the bitsliced core; POLYVAL
+ * (`polyval_*`) is emitted by polyval.ts.
+ *
+ * The only data-dependent operations are v128 bitwise operations, shifts by constants, swizzles into
+ * 16-byte constant tables or by constant permutations, lane additions (CTR's counters) and, in POLYVAL,
+ * lane multiplications and shuffles by constant lane patterns.
  *
  * ShiftRows is never executed: after round r the state is kept permuted by σ_r = SR^r (σ_0 = identity),
  * SubBytes commutes with any byte permutation, and MixColumns' row rotation is conjugated by σ_r
  * (q1 = σ_r ∘ rot1 ∘ σ_r^-1). Round keys are stored permuted by σ_r^-1 to match, and the last round applies
  * σ_Nr once. SR^4 = identity, so σ_r only takes four values.
  */
+import { polyvalFunctions } from './polyval.js';
 import { allTables } from './tables.js';
 import type { Circuit, KernelCircuits } from './circuit.js';
 import { BS_DEC, BS_ENC, CHUNK, DATA, IV, IVS, KEY_DEC, KEY_ENC, KEY_IN, PAGE, TABLES, WIDTH } from '../src/layout.js';
@@ -581,6 +586,83 @@ function modeFunctions(m: Emitter, width: number, rounds: number): string[] {
   return fns;
 }
 
+/** The counter kinds of the kernel contract's `ctr` (`CtrCounter` in @x/aes-kernels). */
+export const CTR_KINDS = ['be128', 'be32', 'xctr'] as const;
+type CtrKind = (typeof CTR_KINDS)[number];
+/** Byte reversal of a block: a big-endian counter block to the little-endian integer held in registers. */
+const REVERSE: Perm = [15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0];
+/** Moves the low 64-bit lane into the high one and zeroes the low one (indices from 0x80 give 0). */
+const LOW_TO_HIGH: Perm = [0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0, 1, 2, 3, 4, 5, 6, 7];
+const le = (value: number, width: 4 | 8) =>
+  Array.from({ length: 16 }, (_, i) => (i < width ? Math.floor(value / 2 ** (8 * i)) & 255 : 0));
+
+/**
+ * c + k modulo 2^128 for a 128-bit little-endian integer c in a v128 and a small public k: the low lanes
+ * add, and the carry out of the low lane is the top bit of c_lo & ~(c_lo + k) (k < 2^63, so the sum wrapped
+ * exactly when c_lo had its top bit and the sum lost it); moved into the high lane by a constant swizzle.
+ */
+function add128(m: Emitter, c: string, k: number): string[] {
+  if (k === 0) return [set('y', c)];
+  const K = m.T(m.constant(`ctr64_${k}`, le(k, 8)));
+  return [
+    set('y', `(i64x2.add ${c} ${K})`),
+    set('y', `(i64x2.add ${get('y')} ${m.shuf(LOW_TO_HIGH, i64shr(`(v128.andnot ${c} ${get('y')})`, 63))})`),
+  ];
+}
+
+/** Counter block k of the batch that starts at the state $c, into $c{k} (for the core's input). */
+function counterBlock(m: Emitter, kind: CtrKind, k: number): string[] {
+  if (kind === 'be32') {
+    // NIST SP 800-38D §6.2 inc32: the last 4 bytes, reversed into lane 0, add modulo 2^32 on their own.
+    const K = m.T(m.constant(`ctr32_${k}`, le(k, 4)));
+    return [set(`c${k}`, m.shuf(REVERSE, k === 0 ? get('c') : `(i32x4.add ${get('c')} ${K})`))];
+  }
+  const block = kind === 'be128' ? m.shuf(REVERSE, get('y')) : xor(get('y'), get('iv'));
+  return [...add128(m, get('c'), k), set(`c${k}`, block)];
+}
+
+/** The state $c advanced by `width` blocks. */
+function advance(m: Emitter, kind: CtrKind, width: number): string[] {
+  if (kind === 'be32') return [set('c', `(i32x4.add ${get('c')} ${m.T(m.constant(`ctr32_${width}`, le(width, 4)))})`)];
+  return [...add128(m, get('c'), width), set('c', get('y'))];
+}
+
+/**
+ * CTR keystream (NIST SP 800-38A §6.5) XORed into $n bytes at $p ($n a multiple of 16; the kernel rounds
+ * a partial last block up and copies back only its bytes). The counter state is at $s: for be128 and be32
+ * the counter block itself, for xctr the IV at $s and the little-endian counter j + 1 at $s + 16 (HCTR2's
+ * XCTR: block j is E(IV ^ le128(j + 1))). In registers the counter is a little-endian integer (the
+ * big-endian kinds are byte-reversed on load and on the way into the core). Batches of `width` counter
+ * blocks go through the bitsliced core; a last batch of fewer blocks computes `width` and stores only
+ * its own (branches on public lengths). The state after the whole batches is stored back, so that a chunk
+ * continues where the previous one stopped (only the last chunk of a call has a partial batch).
+ */
+function ctrFunction(m: Emitter, kind: CtrKind, width: number, rounds: number): string {
+  const lanes = Array.from({ length: width }, (_, b) => b);
+  const counters = lanes.flatMap((k) => counterBlock(m, kind, k));
+  const core = callCore('enc', width, rounds, (b) => get(`c${b}`));
+  const state = kind === 'xctr' ? `(i32.add (local.get $s) (i32.const 16))` : '(local.get $s)';
+  const loadState =
+    kind === 'xctr'
+      ? [set('iv', '(v128.load (local.get $s))'), set('c', `(v128.load ${state})`)]
+      : [set('c', m.shuf(REVERSE, '(v128.load (local.get $s))'))];
+  const storeState = kind === 'xctr' ? get('c') : m.shuf(REVERSE, get('c'));
+  const tailStores = lanes.map(
+    (b) =>
+      `(br_if $tail_done (i32.ge_u (i32.add (local.get $p) (i32.const ${16 * b})) (local.get $end)))\n      ${store(b, xor(load(b), get(`x${b}`)))}`,
+  );
+  return `(func (export "ctr_${kind}_${rounds}") (param $p i32) (param $n i32) (param $s i32)
+  (local $t i32) (local $end i32) (local $c v128) (local $iv v128) (local $y v128) ${lanes.map((b) => `(local $x${b} v128) (local $c${b} v128)`).join(' ')}
+  (local.set $end (i32.add (local.get $p) (local.get $n)))
+  ${loadState.join('\n  ')}
+  ${loop(width, [...counters, ...core, ...lanes.map((b) => store(b, xor(load(b), get(`x${b}`)))), ...advance(m, kind, width)])}
+  (block $tail_done
+    (br_if $tail_done (i32.ge_u (local.get $p) (local.get $end)))
+    ${[...counters, ...core].join('\n    ')}
+    ${tailStores.join('\n    ')})
+  (v128.store ${state} ${storeState}))`;
+}
+
 /**
  * CBC encryption of many sectors (NIST SP 800-38A §6.2 per sector), sector s at $p + s·$size with its
  * chaining value at IVS + 16s. Each chain is serial, but the chains are independent: a group of `width`
@@ -666,7 +748,9 @@ export function moduleText(options: ModuleOptions): string {
     for (const dir of ['enc', 'dec'] as const)
       parts.push(coreFunction(m, dir, 1, rounds), prepFunction(m, dir, rounds));
     parts.push(...modeFunctions(m, WIDTH, rounds));
+    for (const kind of CTR_KINDS) parts.push(ctrFunction(m, kind, WIDTH, rounds));
   }
+  parts.push(...polyvalFunctions(m));
   const hex = (bytes: number[]) => bytes.map((x) => `\\${x.toString(16).padStart(2, '0')}`).join('');
   if (16 * m.tables.size > KEY_IN - TABLES) throw new Error('constants do not fit');
   const data = [...m.tables.values()].map(hex).join('');

@@ -14,7 +14,7 @@
 import { kernel } from './kernel.js';
 
 export { kernel } from './kernel.js';
-export type { WasmKeyedKernel } from './kernel.js';
+export type { WasmKeyedKernel, WasmPolyvalKernel } from './kernel.js';
 export { init } from './module.js';
 
 /**

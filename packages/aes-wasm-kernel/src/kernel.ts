@@ -8,8 +8,24 @@
  * and copies them into the key area when it is not the active one.
  */
 import type { KeySchedule } from '@x/aes-keyschedule';
-import { CHUNK, DATA, IV, IVS, IVS_BYTES, KEY_ENC, KEY_IN, WIDTH } from './layout.js';
-import { getInstance, roundFunctions, type RoundFunctions } from './module.js';
+import {
+  CHUNK,
+  DATA,
+  IV,
+  IV_BYTES,
+  IVS,
+  IVS_BYTES,
+  KEY_ENC,
+  KEY_IN,
+  POLY_ACC,
+  POLY_END,
+  POLY_POW,
+  POLY_POW_BYTES,
+  POLY_TABLE,
+  POLY_TABLE_BYTES,
+  WIDTH,
+} from './layout.js';
+import { getInstance, type PolyvalFunctions, polyvalFunctions, roundFunctions, type RoundFunctions } from './module.js';
 
 const PREFIX = '@x/aes-wasm-kernel';
 /** The converted round keys of one key: KEY_ENC, KEY_DEC, BS_ENC and BS_DEC, up to IV. */
@@ -23,7 +39,11 @@ interface Shared {
   /** Views of DATA of every length, made once per length so that calls allocate nothing. */
   readonly views: Uint8Array[];
   readonly fns: Map<number, RoundFunctions>;
+  readonly poly: PolyvalFunctions;
+  /** The POLYVAL accumulator in WebAssembly memory. */
+  readonly acc: Uint8Array;
   active: WasmKeyedKernel | null;
+  activePolyval: WasmPolyvalKernel | null;
 }
 
 const shared = new WeakMap<WebAssembly.Instance, Shared>();
@@ -32,7 +52,15 @@ function sharedOf(inst: WebAssembly.Instance): Shared {
   let s = shared.get(inst);
   if (!s) {
     const memory = inst.exports.memory as WebAssembly.Memory;
-    s = { mem: new Uint8Array(memory.buffer), views: [], fns: new Map(), active: null };
+    s = {
+      mem: new Uint8Array(memory.buffer),
+      views: [],
+      fns: new Map(),
+      poly: polyvalFunctions(inst),
+      acc: new Uint8Array(memory.buffer, POLY_ACC, 16),
+      active: null,
+      activePolyval: null,
+    };
     for (const r of [10, 12, 14]) s.fns.set(r, roundFunctions(inst, r));
     shared.set(inst, s);
   }
@@ -106,9 +134,9 @@ export class WasmKeyedKernel {
     }
   }
 
-  /** Zeroes what a call left in memory: the part of the chunk buffer it used, the chaining value. */
+  /** Zeroes what a call left in memory: the part of the chunk buffer it used, the chaining value or counter. */
   #wipe(s: Shared, n: number): void {
-    s.mem.fill(0, IV, IV + 16);
+    s.mem.fill(0, IV, IV + IV_BYTES);
     s.mem.fill(0, DATA, DATA + Math.min(n, CHUNK));
   }
 
@@ -284,6 +312,37 @@ export class WasmKeyedKernel {
   }
 
   /**
+   * A CTR keystream XORed into `dst` (NIST SP 800-38A §6.5), `src.length` bytes of any length, the counter
+   * blocks from `iv` as `counter` says (`'be128'`, `'be32'` for GCM, `'xctr'` for HCTR2). The counter
+   * blocks are made and encrypted in WebAssembly, 8 at a time by the bitsliced core, and XORed into the
+   * chunk in place; the counter state continues at IV from chunk to chunk. A partial last block is
+   * computed whole in the chunk buffer and only its bytes are copied out.
+   *
+   * @example `k.ctr(dst, src, iv, 'be128')`
+   */
+  ctr(dst: Uint8Array, src: Uint8Array, iv: Uint8Array, counter: 'be128' | 'be32' | 'xctr'): void {
+    const s = this.#activate();
+    const mem = s.mem;
+    const n = src.length;
+    const fn = this.#f.ctr[counter];
+    mem.set(iv, IV);
+    // XCTR's counter j + 1 starts at 1, a little-endian integer beside the IV.
+    if (counter === 'xctr') {
+      mem.fill(0, IV + 16, IV + IV_BYTES);
+      mem[IV + 16] = 1;
+    }
+    for (let off = 0; off < n; off += CHUNK) {
+      const len = Math.min(CHUNK, n - off);
+      const whole = len & ~15;
+      mem.set(len === n ? src : src.subarray(off, off + len), DATA);
+      fn(DATA, (len + 15) & ~15, IV);
+      if (whole > 0) dst.set(dataView(s, whole), off);
+      for (let i = whole; i < len; i++) dst[off + i] = mem[DATA + i];
+    }
+    this.#wipe(s, (n + 15) & ~15);
+  }
+
+  /**
    * Wipes this key's round keys: its own copy and, if it is the active key, the key area in WebAssembly
    * memory. Calls afterwards throw.
    *
@@ -296,6 +355,90 @@ export class WasmKeyedKernel {
     if (s.active === this) {
       s.mem.fill(0, KEY_ENC, KEY_ENC + KEY_AREA);
       s.active = null;
+    }
+  }
+}
+
+/**
+ * POLYVAL (RFC 8452 §3) bound to one hash key on the `wasm-simd128` kernel: what `kernel.loadPolyval(h)`
+ * returns. Its key powers H, H^2·x^-128, … (8 of them, for one reduction per 8 blocks) are private; they
+ * are copied into WebAssembly memory and expanded there when another key was used in between.
+ *
+ * @example
+ * ```ts
+ * const p = kernel.loadPolyval(h);
+ * const acc = new Uint8Array(16);
+ * p.update(acc, blocks, false); // acc = POLYVAL(H, blocks)
+ * p.dispose();
+ * ```
+ */
+export class WasmPolyvalKernel {
+  readonly #s: Shared;
+  readonly #powers = new Uint8Array(POLY_POW_BYTES);
+  #disposed = false;
+
+  /** Use `kernel.loadPolyval(h)`. */
+  constructor(s: Shared, h: Uint8Array) {
+    this.#s = s;
+    const mem = s.mem;
+    mem.fill(0, POLY_POW, POLY_POW + POLY_POW_BYTES);
+    mem.set(h.subarray(0, 16), POLY_POW);
+    s.poly.init();
+    this.#powers.set(mem.subarray(POLY_POW, POLY_POW + POLY_POW_BYTES));
+    // The leaf products of computing the powers.
+    mem.fill(0, POLY_ACC, POLY_END);
+    s.activePolyval = this;
+  }
+
+  /** Puts this key's powers into WebAssembly memory, expanded, unless they are there already. */
+  #activate(): Shared {
+    if (this.#disposed) throw new Error(`${PREFIX}: the POLYVAL key was disposed`);
+    const s = this.#s;
+    if (s.activePolyval !== this) {
+      s.mem.set(this.#powers, POLY_POW);
+      s.poly.expand();
+      s.activePolyval = this;
+    }
+    return s;
+  }
+
+  /**
+   * For each 16-byte block X of `data`: acc = (acc ^ X)·H·x^-128, X byte-reversed first when `reversed`
+   * (GHASH, RFC 8452 Appendix A). 8 blocks per reduction in WebAssembly; the data goes through the chunk
+   * buffer, which is wiped afterwards, as is the accumulator's copy.
+   *
+   * @example `p.update(acc, data, false)`
+   */
+  update(acc: Uint8Array, data: Uint8Array, reversed: boolean): void {
+    const s = this.#activate();
+    const mem = s.mem;
+    const n = data.length;
+    mem.set(acc, POLY_ACC);
+    for (let off = 0; off < n; off += CHUNK) {
+      const len = Math.min(CHUNK, n - off);
+      mem.set(len === n ? data : data.subarray(off, off + len), DATA);
+      s.poly.update(DATA, len, reversed ? 1 : 0);
+    }
+    acc.set(s.acc);
+    // The accumulator, the last partial batch and the batch's leaf products, all data-dependent.
+    mem.fill(0, POLY_ACC, POLY_END);
+    mem.fill(0, DATA, DATA + Math.min(n, CHUNK));
+  }
+
+  /**
+   * Wipes the hash key's powers: this object's copy and, if it is the active key, WebAssembly memory's
+   * (powers and expanded table). Calls afterwards throw.
+   *
+   * @example `p.dispose()`
+   */
+  dispose(): void {
+    this.#disposed = true;
+    this.#powers.fill(0);
+    const s = this.#s;
+    if (s.activePolyval === this) {
+      s.mem.fill(0, POLY_POW, POLY_POW + POLY_POW_BYTES);
+      s.mem.fill(0, POLY_TABLE, POLY_TABLE + POLY_TABLE_BYTES);
+      s.activePolyval = null;
     }
   }
 }
@@ -331,5 +474,16 @@ export const kernel = Object.freeze({
       throw new Error(`${PREFIX}: WebAssembly SIMD128 is not available here (or await init() first on a main thread)`);
     }
     return new WasmKeyedKernel(sharedOf(inst), schedule);
+  },
+  /**
+   * POLYVAL (RFC 8452 §3) bound to the hash key `h` (16 bytes, POLYVAL's byte order), in constant time
+   * on v128 integer multiplications; the caller may wipe `h` afterwards.
+   */
+  loadPolyval(h: Uint8Array): WasmPolyvalKernel {
+    const inst = getInstance();
+    if (!inst) {
+      throw new Error(`${PREFIX}: WebAssembly SIMD128 is not available here (or await init() first on a main thread)`);
+    }
+    return new WasmPolyvalKernel(sharedOf(inst), h);
   },
 });

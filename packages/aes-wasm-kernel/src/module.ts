@@ -17,6 +17,18 @@ export interface RoundFunctions {
   secEnc(ptr: number, len: number, sectorSize: number): void;
   xtsEnc(ptr: number, len: number, unitSize: number, tweakPtr: number): void;
   xtsDec(ptr: number, len: number, unitSize: number, tweakPtr: number): void;
+  /** CTR keystreams by counter kind: `len` a multiple of 16, the counter state at `statePtr`. */
+  ctr: Record<'be128' | 'be32' | 'xctr', (ptr: number, len: number, statePtr: number) => void>;
+}
+
+/** A typed view on the POLYVAL exports (scripts/polyval.ts); one set for every key. */
+export interface PolyvalFunctions {
+  /** K_2..K_8 from K_1 = H at POLY_POW, and the expanded table. */
+  init(): void;
+  /** The expanded table from the powers at POLY_POW. */
+  expand(): void;
+  /** Absorbs `len` bytes (whole blocks) at `ptr` into the accumulator at POLY_ACC; `reversed` is 0 or 1. */
+  update(ptr: number, len: number, reversed: number): void;
 }
 
 /** `(module (func (param v128) (result v128) (i8x16.swizzle (local.get 0) (local.get 0))))`. */
@@ -129,5 +141,16 @@ export function roundFunctions(inst: WebAssembly.Instance, rounds: number): Roun
     secEnc: e[`sec_enc_${rounds}`],
     xtsEnc: e[`xts_enc_${rounds}`],
     xtsDec: e[`xts_dec_${rounds}`],
+    ctr: {
+      be128: e[`ctr_be128_${rounds}`],
+      be32: e[`ctr_be32_${rounds}`],
+      xctr: e[`ctr_xctr_${rounds}`],
+    },
   };
+}
+
+/** The POLYVAL exports, typed. */
+export function polyvalFunctions(inst: WebAssembly.Instance): PolyvalFunctions {
+  const e = inst.exports as Record<string, (...a: number[]) => void>;
+  return { init: e.polyval_init, expand: e.polyval_expand, update: e.polyval_update };
 }

@@ -1,6 +1,7 @@
 /**
  * The committed module is what the sources build, and it is constant time by construction: its only
- * data-dependent instructions are v128 bitwise operations, shifts and swizzles into constant tables; no
+ * data-dependent instructions are v128 bitwise operations, lane additions and multiplications, shifts by
+ * constants, shuffles by constant patterns and swizzles into constant tables; no
  * instruction turns a v128 into a scalar, so no address, branch or loop bound can depend on key or data.
  */
 import { createHash } from 'node:crypto';
@@ -18,6 +19,15 @@ const ALLOWED = new Set([
   // v128: loads and stores at public addresses, and operations that take the same time for every value.
   'v128.load', 'v128.store', 'v128.xor', 'v128.and', 'i16x8.shr_u', 'i64x2.shr_u', 'i64x2.shr_s', 'i64x2.shl',
   'i8x16.swizzle', 'i8x16.relaxed_swizzle',
+  // CTR's counters: lane additions (no carries between lanes; the 128-bit carry is computed with andnot and
+  // a shift, never branched on), and constants.
+  'i64x2.add', 'i32x4.add', 'v128.andnot', 'v128.const',
+  // POLYVAL: 32-bit lane shifts by constants, byte shuffles by constant (immediate) lane patterns, and
+  // i32x4.mul on the bit classes of the operands. SIMD integer multiplies take the same time for every
+  // value: V8 emits pmulld on x64 and MUL (vector) on arm64, neither of which exits early (Arm lists vector
+  // MUL among its data-independent-timing instructions, DIT); the early-terminating multipliers BearSSL's
+  // ctmul notes warn about are scalar units of older or embedded cores, which v128 code never reaches.
+  'i32x4.shr_u', 'i32x4.shl', 'i8x16.shuffle', 'i32x4.mul',
   // Locals, calls and structured control flow on public i32 values.
   'local.get', 'local.set', 'local.tee', 'call', 'block', 'loop', 'end', 'br', 'br_if',
   'i32.const', 'i32.add', 'i32.sub', 'i32.and', 'i32.shl', 'i32.eq', 'i32.gt_u', 'i32.ge_u', 'i32.eqz',
