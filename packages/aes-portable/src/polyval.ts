@@ -113,6 +113,7 @@ function splitPower(p: Int32Array, o: number, e: Int32Array): void {
       p[o + 9 * n + 3 * q + 1] = pieces[q] & M1;
       p[o + 9 * n + 3 * q + 2] = pieces[q] & M2;
     }
+    pieces.fill(0);
   }
   nodes.fill(0);
 }

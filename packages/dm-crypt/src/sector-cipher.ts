@@ -1,9 +1,10 @@
 // A dm-crypt target's data path for AES: each sector is encrypted on its own, with the IV (CBC) or tweak
-// (XTS) that the IV mode derives from its sector number (drivers/md/dm-crypt.c, crypt_convert_block_skcipher).
+// (XTS, HCTR2) that the IV mode derives from its sector number (drivers/md/dm-crypt.c, crypt_convert_block_skcipher).
 // One call covers any number of whole sectors: the IVs of all of them come from one `generate` call into
 // scratch owned by the cipher, then one `decryptSectors` call does the data.
 import { newCipher, type Cipher } from '@x/cbc';
 import { newIvGenerator, type IvGenerator } from '@x/disk-iv';
+import { newHctr2, type Hctr2 } from '@x/hctr2';
 import { newXts, type Xts } from '@x/xts';
 import { parseCipherSpec, type CipherSpec } from './spec.js';
 
@@ -77,10 +78,16 @@ class DmCryptSectorCipher implements SectorCipher {
   readonly #ivOffset: number | bigint; // in sectorSize units
   #cbc: Cipher | undefined;
   #xts: Xts | undefined;
+  #hctr2: Hctr2 | undefined;
   readonly #ivGen: IvGenerator | undefined;
   #ivs = new Uint8Array(0);
   /** The last IV view handed to the kernel: reused while the sector count stays the same. */
   #ivView = new Uint8Array(0);
+  /** HCTR2: the 32-byte IVs (tweaks) of a call, and the view of them the last call used. */
+  #tweaks = new Uint8Array(0);
+  #tweakView = new Uint8Array(0);
+  /** HCTR2: where the 16-byte IV goes in the 32-byte one (0: plain, plain64, null; 16: plain64be). */
+  readonly #tweakAt: number = 0;
   #disposed = false;
 
   constructor(
@@ -97,6 +104,10 @@ class DmCryptSectorCipher implements SectorCipher {
     if (spec.chainMode === 'xts') {
       this.#xts = newXts(key, { kernel });
       this.kernel = this.#xts.kernel;
+    } else if (spec.chainMode === 'hctr2') {
+      this.#hctr2 = newHctr2(key, { kernel });
+      this.kernel = this.#hctr2.kernel;
+      this.#tweakAt = spec.ivMode === 'plain64be' ? 16 : 0;
     } else {
       this.#cbc = newCipher(key, { kernel });
       this.kernel = this.#cbc.kernel;
@@ -161,6 +172,32 @@ class DmCryptSectorCipher implements SectorCipher {
     return this.#ivView;
   }
 
+  /**
+   * HCTR2's 32-byte IVs of `count` sectors: dm-crypt zeroes the IV (the template's ivsize, 32 bytes) and
+   * writes the sector number where the IV mode says, which is the 16-byte IV at byte 0 (plain, plain64,
+   * null) or at byte 16 (plain64be, whose big-endian number ends the IV), the other 16 bytes zero.
+   */
+  #tweaksFor(firstSector: number | bigint, count: number): Uint8Array {
+    const ivs = this.#ivsFor(firstSector, count);
+    const bytes = 32 * count;
+    if (this.#tweakView.length !== bytes) {
+      if (this.#tweaks.length < bytes) {
+        this.#tweaks.fill(0);
+        this.#tweaks = new Uint8Array(bytes);
+      }
+      this.#tweakView = this.#tweaks.subarray(0, bytes);
+    }
+    const t = this.#tweakView;
+    const at = this.#tweakAt;
+    for (let i = 0; i < count; i++) {
+      for (let j = 0; j < 16; j++) {
+        t[32 * i + at + j] = ivs[16 * i + j];
+        t[32 * i + 16 - at + j] = 0;
+      }
+    }
+    return t;
+  }
+
   decrypt(dst: Uint8Array, src: Uint8Array, firstSector: number | bigint): void {
     const count = this.#check(dst, src, firstSector);
     if (count === 0) return;
@@ -169,6 +206,8 @@ class DmCryptSectorCipher implements SectorCipher {
       this.#cbc!.decryptECB(dst, src);
     } else if (this.spec.chainMode === 'xts') {
       this.#xts!.decryptSectors(dst, src, size, this.#ivsFor(firstSector, count));
+    } else if (this.spec.chainMode === 'hctr2') {
+      this.#hctr2!.decryptSectors(dst, src, size, this.#tweaksFor(firstSector, count));
     } else {
       this.#cbc!.decryptSectors(dst, src, size, this.#ivsFor(firstSector, count));
     }
@@ -182,6 +221,9 @@ class DmCryptSectorCipher implements SectorCipher {
       this.#cbc!.encryptECB(dst, src);
     } else if (this.spec.chainMode === 'xts') {
       this.#xts!.encryptSectors(dst, src, size, this.#ivsFor(firstSector, count));
+    } else if (this.spec.chainMode === 'hctr2') {
+      // One HCTR2 message per sector: every bit of a sector depends on every bit of it.
+      this.#hctr2!.encryptSectors(dst, src, size, this.#tweaksFor(firstSector, count));
     } else {
       // One CBC chain per sector (NIST SP 800-38A §6.2); the kernel runs the chains side by side.
       this.#cbc!.encryptSectors(dst, src, size, this.#ivsFor(firstSector, count));
@@ -192,8 +234,10 @@ class DmCryptSectorCipher implements SectorCipher {
     this.#disposed = true;
     this.#cbc?.dispose();
     this.#xts?.dispose();
-    this.#cbc = this.#xts = undefined;
+    this.#hctr2?.dispose();
+    this.#cbc = this.#xts = this.#hctr2 = undefined;
     this.#ivs.fill(0);
+    this.#tweaks.fill(0);
   }
 }
 
@@ -202,10 +246,11 @@ const SECTOR_SIZES = [512, 1024, 2048, 4096];
 /**
  * Creates the sector cipher of a dm-crypt cipher spec for `key`: `aes-cbc-<ivmode>` with every IV mode of
  * `@x/disk-iv` (`plain`, `plain64`, `plain64be`, `benbi`, `null`, `essiv:<hash>`, `eboiv`),
- * `aes-xts-<ivmode>` (`plain64`, `plain`, `plain64be`, `benbi`, `null`), `aes-ecb`, and the `capi:` forms
- * of the same (`capi:xts(aes)-plain64`, `capi:cbc(aes)-essiv:sha256`, `capi:ecb(aes)`).
+ * `aes-xts-<ivmode>` (`plain64`, `plain`, `plain64be`, `benbi`, `null`), `aes-hctr2-<ivmode>` (`plain64`,
+ * `plain`, `plain64be`, `null`; Linux `hctr2(aes)`, 32-byte IVs), `aes-ecb`, and the `capi:` forms of the same
+ * (`capi:xts(aes)-plain64`, `capi:hctr2(aes)-plain64`, `capi:cbc(aes)-essiv:sha256`, `capi:ecb(aes)`).
  *
- * Keys: 16, 24 or 32 bytes for cbc and ecb; 32 or 64 bytes (key1 ‖ key2) for xts.
+ * Keys: 16, 24 or 32 bytes for cbc, hctr2 and ecb; 32 or 64 bytes (key1 ‖ key2) for xts.
  *
  * @throws TypeError for arguments of the wrong type; RangeError for an unsupported spec, a key length the
  *   spec does not take, a bad sector size or an `ivOffset` that is not a whole number of sectors.

@@ -4,7 +4,11 @@
 //   old form:   <cipher>-<chainmode>[-<ivmode>[:<ivopts>]]      e.g. aes-cbc-essiv:sha256, aes-xts-plain64
 //   capi form:  capi:<chainmode>(<cipher>)[-<ivmode>[:<ivopts>]]  e.g. capi:xts(aes)-plain64
 //
-// Only AES is handled here, with the chaining modes cbc, xts and ecb.
+// Only AES is handled here, with the chaining modes cbc, xts, hctr2 and ecb. HCTR2 is the kernel crypto
+// API's `hctr2(aes)` (crypto/hctr2.c), which dm-crypt reaches as `aes-hctr2-plain64` (the old form builds
+// `<chainmode>(<cipher>)`) or `capi:hctr2(aes)-plain64`; its IV is 32 bytes (the template's ivsize), so
+// the IV modes write into 32 bytes: plain and plain64 the sector number little-endian at the start,
+// plain64be big-endian at the end, the rest zeros (dm-crypt's crypt_iv_*_gen memset the whole IV first).
 
 /**
  * A parsed dm-crypt cipher specification.
@@ -18,8 +22,8 @@
 export interface CipherSpec {
   /** The block cipher: always `'aes'`. */
   readonly cipher: 'aes';
-  /** The chaining mode. */
-  readonly chainMode: 'cbc' | 'xts' | 'ecb';
+  /** The chaining mode (`'hctr2'`: the wide-block HCTR2, Linux `hctr2(aes)`). */
+  readonly chainMode: 'cbc' | 'xts' | 'hctr2' | 'ecb';
   /** The IV mode with its options in dm-crypt's words (`'essiv:sha256'`, `'plain64'`), `''` for ecb. */
   readonly ivMode: string;
   /** The same cipher in the old form, e.g. `'aes-xts-plain64'` for `'capi:xts(aes)-plain64'`. */
@@ -32,6 +36,9 @@ const PREFIX = '@x/dm-crypt';
 const CBC_IV_MODES = /^(?:plain|plain64|plain64be|benbi|null|eboiv|essiv:[a-z0-9-]+)$/;
 // XTS takes the IV modes that do not use the key (its 32/64-byte key is not an AES key for essiv/eboiv).
 const XTS_IV_MODES = /^(?:plain|plain64|plain64be|benbi|null)$/;
+// HCTR2 takes the IV modes whose 32-byte IV is the 16-byte one of @x/disk-iv zero-extended (benbi's
+// shift depends on the template's block size, and essiv/eboiv encrypt a 16-byte IV: left out).
+const HCTR2_IV_MODES = /^(?:plain|plain64|plain64be|null)$/;
 
 function unknown(spec: string, why: string): never {
   throw new RangeError(`${PREFIX}: unsupported cipher spec "${spec}": ${why}`);
@@ -67,12 +74,12 @@ export function parseCipherSpec(spec: string): CipherSpec {
   if (cipher !== 'aes') unknown(spec, `cipher "${cipher}" is not supported (only aes)`);
   if (chain === 'ecb') {
     if (iv !== '') unknown(spec, 'ecb takes no IV mode');
-  } else if (chain === 'cbc' || chain === 'xts') {
+  } else if (chain === 'cbc' || chain === 'xts' || chain === 'hctr2') {
     if (iv === '') unknown(spec, `${chain} needs an IV mode (e.g. ${chain === 'cbc' ? 'essiv:sha256' : 'plain64'})`);
-    const ok = chain === 'cbc' ? CBC_IV_MODES : XTS_IV_MODES;
+    const ok = chain === 'cbc' ? CBC_IV_MODES : chain === 'xts' ? XTS_IV_MODES : HCTR2_IV_MODES;
     if (!ok.test(iv)) unknown(spec, `IV mode "${iv}" is not supported with ${chain}`);
   } else {
-    unknown(spec, `chaining mode "${chain}" is not supported (cbc, xts, ecb)`);
+    unknown(spec, `chaining mode "${chain}" is not supported (cbc, xts, hctr2, ecb)`);
   }
   return Object.freeze({
     cipher: 'aes',

@@ -19,6 +19,8 @@ const CASES: Case[] = [
   { spec: 'capi:ecb(aes)', keys: [32] },
   ...['plain64', 'plain', 'plain64be', 'benbi', 'null'].map((iv) => ({ spec: `aes-xts-${iv}`, keys: [32, 64] })),
   { spec: 'capi:xts(aes)-plain64', keys: [64] },
+  ...['plain64', 'plain', 'plain64be', 'null'].map((iv) => ({ spec: `aes-hctr2-${iv}`, keys: [16, 24, 32] })),
+  { spec: 'capi:hctr2(aes)-plain64', keys: [32] },
 ];
 
 describe('parseCipherSpec', () => {
@@ -36,6 +38,13 @@ describe('parseCipherSpec', () => {
       canonical: 'aes-xts-plain64',
     });
     expect(parseCipherSpec('capi:ecb(aes)').canonical).toBe('aes-ecb');
+    expect(parseCipherSpec('aes-hctr2-plain64')).toEqual({
+      cipher: 'aes',
+      chainMode: 'hctr2',
+      ivMode: 'plain64',
+      canonical: 'aes-hctr2-plain64',
+    });
+    expect(parseCipherSpec('capi:hctr2(aes)-plain64').canonical).toBe('aes-hctr2-plain64');
   });
 
   it.each([
@@ -44,6 +53,10 @@ describe('parseCipherSpec', () => {
     ['aes-cbc', /cbc needs an IV mode/],
     ['aes-ecb-plain', /ecb takes no IV mode/],
     ['aes-xts-essiv:sha256', /IV mode "essiv:sha256" is not supported with xts/],
+    ['aes-hctr2', /hctr2 needs an IV mode/],
+    ['aes-hctr2-essiv:sha256', /IV mode "essiv:sha256" is not supported with hctr2/],
+    ['aes-hctr2-benbi', /IV mode "benbi" is not supported with hctr2/],
+    ['serpent-hctr2-plain64', /cipher "serpent" is not supported/],
     ['aes-cbc-lmk', /IV mode "lmk"/],
     ['aes:64-cbc-lmk', /expected <cipher>-<mode>/],
     ['capi:xts(aes', /expected capi:/],
@@ -91,6 +104,8 @@ describe('IV numbering options', () => {
     ['aes-cbc-plain64', 4096, true, 0n],
     ['aes-cbc-eboiv', 4096, true, 8n],
     ['aes-cbc-benbi', 2048, true, 4n],
+    ['aes-hctr2-plain64', 4096, false, 16n],
+    ['aes-hctr2-plain64be', 4096, true, 8n],
   ] as const)('%s, %d-byte sectors, ivLargeSectors %s, ivOffset %d', (spec, sectorSize, ivLargeSectors, ivOffset) => {
     const key = new Uint8Array(randomBytes(32));
     const data = new Uint8Array(randomBytes(3 * sectorSize));
@@ -108,21 +123,24 @@ describe('IV numbering options', () => {
     expect(Buffer.from(dec).equals(Buffer.from(data))).toBe(true);
   });
 
-  it('many sectors in one call equal the same sectors one by one', () => {
-    const key = new Uint8Array(randomBytes(32));
-    const c = newSectorCipher('aes-cbc-essiv:sha256', key);
-    const data = new Uint8Array(randomBytes(300 * 512));
-    const enc = new Uint8Array(data.length);
-    c.encrypt(enc, data, 1000);
-    const one = new Uint8Array(512);
-    for (let i = 0; i < 300; i += 37) {
-      c.encrypt(one, data.subarray(512 * i, 512 * i + 512), 1000 + i);
-      expect(Buffer.from(one).equals(Buffer.from(enc.subarray(512 * i, 512 * i + 512)))).toBe(true);
-    }
-    const dec = new Uint8Array(data.length);
-    c.decrypt(dec, enc, 1000);
-    expect(Buffer.from(dec).equals(Buffer.from(data))).toBe(true);
-  });
+  it.each(['aes-cbc-essiv:sha256', 'aes-hctr2-plain64'])(
+    '%s: many sectors in one call equal the same sectors one by one',
+    (spec) => {
+      const key = new Uint8Array(randomBytes(32));
+      const c = newSectorCipher(spec, key);
+      const data = new Uint8Array(randomBytes(300 * 512));
+      const enc = new Uint8Array(data.length);
+      c.encrypt(enc, data, 1000);
+      const one = new Uint8Array(512);
+      for (let i = 0; i < 300; i += 37) {
+        c.encrypt(one, data.subarray(512 * i, 512 * i + 512), 1000 + i);
+        expect(Buffer.from(one).equals(Buffer.from(enc.subarray(512 * i, 512 * i + 512)))).toBe(true);
+      }
+      const dec = new Uint8Array(data.length);
+      c.decrypt(dec, enc, 1000);
+      expect(Buffer.from(dec).equals(Buffer.from(data))).toBe(true);
+    },
+  );
 });
 
 describe('errors, and nothing written', () => {
@@ -136,6 +154,9 @@ describe('errors, and nothing written', () => {
     );
     expect(() => newSectorCipher('aes-xts-plain64', new Uint8Array(16))).toThrow(
       /takes a key of 32 or 64 bytes, got 16/,
+    );
+    expect(() => newSectorCipher('aes-hctr2-plain64', new Uint8Array(64))).toThrow(
+      /aes-hctr2-plain64 takes a key of 16 or 24 or 32 bytes, got 64/,
     );
     expect(() => newSectorCipher('aes-cbc-plain64', key, { sectorSize: 4096, ivOffset: 3 })).toThrow(
       /ivOffset 3 .* not a whole number of 4096-byte sectors/,

@@ -1,0 +1,465 @@
+/**
+ * The @x/hctr2 conformance suite, run on every kernel and on the block primitives alone of every kernel
+ * (the generic XCTR keystream, and the portable POLYVAL): the HCTR2 authors' vectors and the Linux testmgr
+ * vectors (all key sizes), property tests against an independent model (test/reference.ts), wide-block
+ * diffusion, sector calls against single messages, and every input rule. Like @x/xts's suite it takes the
+ * runner's `describe`/`it`.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
+import { newHctr2, type Hctr2 } from '@x/hctr2';
+import { assertBytes, backing, hex, outside, placed, random, toHex, type Suite } from '@x/testkit';
+import { refHctr2 } from './reference.js';
+
+/** What the suite runs on: ciphers from `make`, whose `kernel` must say `name`. */
+export interface Hctr2Target {
+  /** A kernel name (`newHctr2`'s option), or `<kernel>+generic` for a kernel's block primitives alone. */
+  name: string;
+  /** An HCTR2 cipher for `key` on this target. */
+  make(key: Uint8Array): Hctr2;
+}
+
+export interface ConformanceOptions {
+  /** fast-check runs per property (default 60). */
+  runs?: number;
+  /** Run the input-rule tests (default true): the mode's own code, once per real kernel is enough. */
+  inputRules?: boolean;
+}
+
+/**
+ * The target of kernel `kernel` as users reach it: `newHctr2(key, { kernel })`.
+ *
+ * @example
+ * ```ts
+ * hctr2Conformance(onKernel('portable'), { describe, it });
+ * ```
+ */
+export function onKernel(kernel: string): Hctr2Target {
+  return { name: kernel, make: (key) => newHctr2(key, { kernel }) };
+}
+
+interface Vector {
+  key: string;
+  tweak?: string;
+  iv?: string;
+  ptext: string;
+  ctext: string;
+  description?: string;
+}
+
+const load = (name: string): Vector[] =>
+  JSON.parse(readFileSync(new URL(`./vectors/${name}`, import.meta.url), 'utf8')).vectors;
+
+const keyArb = fc.constantFrom(16, 24, 32).chain((n) => fc.uint8Array({ minLength: n, maxLength: n }));
+
+/**
+ * The whole suite on one target.
+ *
+ * @example
+ * ```ts
+ * for (const kernel of kernels()) hctr2Conformance(onKernel(kernel), { describe, it });
+ * ```
+ */
+export function hctr2Conformance(target: Hctr2Target, { describe, it }: Suite, options: ConformanceOptions = {}): void {
+  const runs = options.runs ?? 60;
+  const make = target.make;
+
+  describe(`@x/hctr2 on kernel ${target.name}`, () => {
+    it('uses the kernel it was asked for', () => {
+      const h = make(random(16));
+      assert.equal(h.kernel, target.name);
+      h.dispose();
+    });
+
+    describe('known answers', () => {
+      for (const [file, count] of [
+        ['google_hctr2_HCTR2_AES128.json', 200],
+        ['google_hctr2_HCTR2_AES192.json', 150],
+        ['google_hctr2_HCTR2_AES256.json', 350],
+      ] as const) {
+        it(`the HCTR2 authors' vectors: ${file} (tweaks of 0 to 47 bytes), both ways, in place and not`, () => {
+          const vectors = load(file);
+          assert.equal(vectors.length, count);
+          for (const [i, v] of vectors.entries()) {
+            const h = make(hex(v.key));
+            const tweak = hex(v.tweak ?? '');
+            const out = new Uint8Array(v.ptext.length / 2);
+            h.encrypt(out, hex(v.ptext), tweak);
+            assert.equal(toHex(out), v.ctext, `#${i} ${v.description}`);
+            h.decrypt(out, out, tweak);
+            assert.equal(toHex(out), v.ptext, `#${i} ${v.description}: decrypt`);
+            h.dispose();
+          }
+        });
+      }
+
+      it('Linux testmgr hctr2(aes): 14 vectors, 32-byte tweaks, as messages and as sectors', () => {
+        const vectors = load('linux_testmgr_hctr2_aes.json');
+        assert.equal(vectors.length, 14);
+        const keySizes = new Set<number>();
+        for (const [i, v] of vectors.entries()) {
+          keySizes.add(v.key.length / 2);
+          const h = make(hex(v.key));
+          const tweak = hex(v.iv ?? '');
+          assert.equal(tweak.length, 32);
+          const pt = hex(v.ptext);
+          const out = new Uint8Array(pt.length);
+          h.encrypt(out, pt, tweak);
+          assert.equal(toHex(out), v.ctext, `#${i}`);
+          h.decrypt(out, hex(v.ctext), tweak);
+          assert.equal(toHex(out), v.ptext, `#${i}: decrypt`);
+          if (pt.length % 16 === 0) {
+            // One sector the size of the message, then three copies side by side.
+            const three = new Uint8Array(3 * pt.length);
+            const tweaks = new Uint8Array(96);
+            for (let s = 0; s < 3; s++) {
+              three.set(pt, s * pt.length);
+              tweaks.set(tweak, 32 * s);
+            }
+            h.encryptSectors(three, three, pt.length, tweaks);
+            for (let s = 0; s < 3; s++) {
+              assert.equal(toHex(three.subarray(s * pt.length, (s + 1) * pt.length)), v.ctext, `#${i} sector ${s}`);
+            }
+            h.decryptSectors(three, three, pt.length, tweaks);
+            assert.equal(toHex(three.subarray(0, pt.length)), v.ptext);
+          }
+          h.dispose();
+        }
+        assert.deepEqual([...keySizes].sort(), [16, 24, 32]);
+      });
+    });
+
+    describe('against an independent model (test/reference.ts)', () => {
+      it('one message: any length ≥ 16, any tweak length, any offsets, in place or not, both ways', () => {
+        fc.assert(
+          fc.property(
+            keyArb,
+            fc.oneof(fc.integer({ min: 16, max: 80 }), fc.integer({ min: 16, max: 1100 })),
+            fc.oneof(fc.integer({ min: 0, max: 40 }), fc.constantFrom(32, 64, 300)),
+            fc.nat(15),
+            fc.nat(15),
+            fc.boolean(),
+            (key, length, tweakLength, so, dso, inPlace) => {
+              const h = make(key);
+              const data = random(length);
+              const tweak = random(tweakLength);
+              const want = refHctr2(true, key, tweak, data);
+              const src = placed(data, so);
+              const dst = inPlace ? src : placed(new Uint8Array(length), dso);
+              const around = outside(dst);
+              h.encrypt(dst, src, tweak);
+              assertBytes(dst, want, `${length} bytes, ${tweakLength}-byte tweak`);
+              assertBytes(outside(dst), around, 'wrote outside dst');
+              const back = inPlace ? dst : placed(new Uint8Array(length), so);
+              h.decrypt(back, dst, tweak);
+              assertBytes(back, data, 'decrypt');
+              h.dispose();
+            },
+          ),
+          { numRuns: runs * 2 },
+        );
+      });
+
+      it('decrypting random bytes and encrypting them again gives them back; decrypt agrees with the model', () => {
+        fc.assert(
+          fc.property(keyArb, fc.integer({ min: 16, max: 600 }), fc.nat(70), (key, length, tweakLength) => {
+            const h = make(key);
+            const c = random(length);
+            const tweak = random(tweakLength);
+            const p = new Uint8Array(length);
+            h.decrypt(p, c, tweak);
+            assertBytes(p, refHctr2(false, key, tweak, c));
+            const again = new Uint8Array(length);
+            h.encrypt(again, p, tweak);
+            assertBytes(again, c);
+            h.dispose();
+          }),
+          { numRuns: runs },
+        );
+      });
+    });
+
+    describe('a wide-block cipher', () => {
+      it('one flipped bit of the plaintext, or of the tweak, changes every 16-byte block of the ciphertext', () => {
+        fc.assert(
+          fc.property(
+            keyArb,
+            fc.integer({ min: 16, max: 700 }),
+            fc.nat(),
+            fc.boolean(),
+            (key, length, where, inTweak) => {
+              const h = make(key);
+              const p = random(length);
+              const tweak = random(32);
+              const c = new Uint8Array(length);
+              h.encrypt(c, p, tweak);
+              const bit = where % (8 * (inTweak ? 32 : length));
+              (inTweak ? tweak : p)[bit >>> 3] ^= 1 << (bit & 7);
+              const c2 = new Uint8Array(length);
+              h.encrypt(c2, p, tweak);
+              // Every block changes; a partial last block of b bytes stays the same with probability
+              // 2^-8b, so it is checked only from 8 bytes up (a false failure once in 2^64).
+              for (let o = 0; o + 8 <= length; o += 16) {
+                const a = toHex(c.subarray(o, o + 16));
+                assert.notEqual(a, toHex(c2.subarray(o, o + 16)), `block at ${o} unchanged (bit ${bit})`);
+              }
+              h.dispose();
+            },
+          ),
+          { numRuns: runs },
+        );
+      });
+    });
+
+    describe('sectors', () => {
+      it('equal the sectors one message at a time: any sector size and count, offsets, in place or not', () => {
+        const arb = fc.record({
+          key: keyArb,
+          sectorSize: fc.oneof(
+            fc.integer({ min: 1, max: 40 }).map((n) => 16 * n),
+            fc.constantFrom(512, 4096),
+          ),
+          sectors: fc.integer({ min: 0, max: 12 }),
+          so: fc.nat(15),
+          dso: fc.nat(15),
+          inPlace: fc.boolean(),
+        });
+        fc.assert(
+          fc.property(arb, ({ key, sectorSize, sectors, so, dso, inPlace }) => {
+            const h = make(key);
+            const plain = random(sectors * sectorSize);
+            const tweaks = random(32 * sectors);
+            const want = new Uint8Array(plain.length);
+            for (let s = 0; s < sectors; s++) {
+              const one = new Uint8Array(sectorSize);
+              h.encrypt(
+                one,
+                plain.subarray(s * sectorSize, (s + 1) * sectorSize),
+                tweaks.subarray(32 * s, 32 * s + 32),
+              );
+              want.set(one, s * sectorSize);
+            }
+            if (sectors > 0) {
+              assertBytes(
+                want.subarray(0, sectorSize),
+                refHctr2(true, key, tweaks.subarray(0, 32), plain.subarray(0, sectorSize)),
+              );
+            }
+            const src = placed(plain, so);
+            const dst = inPlace ? src : placed(new Uint8Array(plain.length), dso);
+            const tweaksBefore = backing(tweaks);
+            h.encryptSectors(dst, src, sectorSize, tweaks);
+            assertBytes(dst, want, `${sectors} × ${sectorSize}`);
+            assertBytes(backing(tweaks), tweaksBefore, 'tweaks changed');
+            const back = inPlace ? dst : placed(new Uint8Array(plain.length), so);
+            h.decryptSectors(back, dst, sectorSize, tweaks);
+            assertBytes(back, plain);
+            h.dispose();
+          }),
+          { numRuns: runs },
+        );
+      });
+
+      it('large inputs: 2048 sectors of 512 bytes in one call, then a different count on the same cipher', () => {
+        for (const n of [16, 32]) {
+          const key = random(n);
+          const h = make(key);
+          for (const count of [2048, 3]) {
+            const plain = random(count * 512);
+            const tweaks = random(32 * count);
+            const disk = new Uint8Array(plain.length);
+            h.encryptSectors(disk, plain, 512, tweaks);
+            for (const s of [0, 1, count - 1]) {
+              const t = tweaks.subarray(32 * s, 32 * s + 32);
+              assertBytes(
+                disk.subarray(512 * s, 512 * s + 512),
+                refHctr2(true, key, t, plain.subarray(512 * s, 512 * s + 512)),
+              );
+            }
+            h.decryptSectors(disk, disk, 512, tweaks);
+            assertBytes(disk, plain);
+          }
+          h.dispose();
+        }
+      });
+    });
+
+    if (options.inputRules === false) return;
+
+    describe('input rules (dst untouched on error)', () => {
+      const key = Uint8Array.from({ length: 16 }, (_, i) => i);
+      const tweak = new Uint8Array(32);
+      const rejected = (
+        call: (h: Hctr2, dst: Uint8Array) => void,
+        type: typeof TypeError | typeof RangeError,
+        message: string,
+        dst = new Uint8Array(96),
+      ) => {
+        const h = make(key);
+        dst.fill(0x5a);
+        const before = toHex(dst);
+        assert.throws(
+          () => call(h, dst),
+          (e: unknown) => e instanceof type && (e as Error).message === message,
+        );
+        assert.equal(toHex(dst), before);
+        h.dispose();
+      };
+
+      it('keys and options', () => {
+        for (const n of [0, 15, 17, 33, 64]) {
+          assert.throws(() => newHctr2(new Uint8Array(n)), {
+            name: 'RangeError',
+            message: `@x/hctr2: key must be 16, 24 or 32 bytes, got ${n}`,
+          });
+        }
+        assert.throws(() => newHctr2('k' as unknown as Uint8Array), {
+          name: 'TypeError',
+          message: '@x/hctr2: key must be a Uint8Array',
+        });
+        assert.throws(() => newHctr2(key, 'portable' as unknown as object), {
+          name: 'TypeError',
+          message: '@x/hctr2: options must be an object',
+        });
+        assert.throws(
+          () => newHctr2(key, { kernel: 'nope' }),
+          (e: unknown) => e instanceof RangeError && e.message.startsWith('@x/hctr2: unknown kernel "nope"'),
+        );
+      });
+
+      it('messages and tweaks', () => {
+        for (const m of ['encrypt', 'decrypt'] as const) {
+          rejected(
+            (h, d) => h[m](d, new Uint8Array(15), tweak),
+            RangeError,
+            '@x/hctr2: src is shorter than one 16-byte block (15 bytes)',
+          );
+          rejected(
+            (h, d) => h[m](d, new Uint8Array(0), tweak),
+            RangeError,
+            '@x/hctr2: src is shorter than one 16-byte block (0 bytes)',
+          );
+          rejected(
+            (h, d) => h[m](d, new Uint8Array(100), tweak),
+            RangeError,
+            '@x/hctr2: dst is shorter than src (96 < 100 bytes)',
+          );
+          rejected(
+            (h, d) => h[m](d, new Uint8Array(33), d.subarray(20, 52)),
+            RangeError,
+            '@x/hctr2: tweak overlaps dst',
+          );
+          rejected(
+            (h, d) => h[m](d, [] as unknown as Uint8Array, tweak),
+            TypeError,
+            '@x/hctr2: src must be a Uint8Array',
+          );
+          rejected(
+            (h) => h[m]({} as unknown as Uint8Array, new Uint8Array(33), tweak),
+            TypeError,
+            '@x/hctr2: dst must be a Uint8Array',
+          );
+          rejected(
+            (h, d) => h[m](d, new Uint8Array(33), 'x' as unknown as Uint8Array),
+            TypeError,
+            '@x/hctr2: tweak must be a Uint8Array',
+          );
+          const big = new Uint8Array(96);
+          rejected(
+            (h) => h[m](big.subarray(8, 56), big.subarray(0, 40), tweak),
+            RangeError,
+            '@x/hctr2: dst and src overlap without being the same bytes',
+            big,
+          );
+        }
+      });
+
+      it('the tweak may overlap src (it is read before anything is written only where it is not dst)', () => {
+        const h = make(key);
+        const buf = random(96);
+        const want = refHctr2(true, key, buf.slice(0, 32), buf.slice(32, 96));
+        const out = new Uint8Array(64);
+        h.encrypt(out, buf.subarray(32), buf.subarray(0, 32));
+        assertBytes(out, want);
+        h.dispose();
+      });
+
+      it('sectors', () => {
+        for (const m of ['encryptSectors', 'decryptSectors'] as const) {
+          const s = new Uint8Array(64);
+          rejected(
+            (h, d) => h[m](d, new Uint8Array(40), 16, new Uint8Array(64)),
+            RangeError,
+            '@x/hctr2: src is not a whole number of 16-byte blocks (40 bytes)',
+          );
+          rejected(
+            (h, d) => h[m](d, s, 24, new Uint8Array(64)),
+            RangeError,
+            '@x/hctr2: sectorSize must be a positive multiple of 16, got 24',
+          );
+          rejected(
+            (h, d) => h[m](d, s, 0, new Uint8Array(64)),
+            RangeError,
+            '@x/hctr2: sectorSize must be a positive multiple of 16, got 0',
+          );
+          rejected(
+            (h, d) => h[m](d, s, '32' as unknown as number, new Uint8Array(64)),
+            TypeError,
+            '@x/hctr2: sectorSize must be a number',
+          );
+          rejected(
+            (h, d) => h[m](d, s, 48, new Uint8Array(64)),
+            RangeError,
+            '@x/hctr2: src is not a whole number of 48-byte sectors (64 bytes)',
+          );
+          rejected(
+            (h, d) => h[m](d, s, 32, new Uint8Array(32)),
+            RangeError,
+            '@x/hctr2: tweaks must be 32 bytes per sector, 64 bytes, got 32',
+          );
+          rejected(
+            (h, d) => h[m](d, s, 32, new Uint8Array(32 * 4)),
+            RangeError,
+            '@x/hctr2: tweaks must be 32 bytes per sector, 64 bytes, got 128',
+          );
+          rejected((h, d) => h[m](d, s, 32, d.subarray(0, 64)), RangeError, '@x/hctr2: tweaks overlaps dst');
+          rejected(
+            (h, d) => h[m](d, s, 32, null as unknown as Uint8Array),
+            TypeError,
+            '@x/hctr2: tweaks must be a Uint8Array',
+          );
+          rejected(
+            (h, d) => h[m](d, new Uint8Array(128), 32, new Uint8Array(128)),
+            RangeError,
+            '@x/hctr2: dst is shorter than src (96 < 128 bytes)',
+          );
+        }
+      });
+
+      it('zero sectors is a valid call that writes nothing', () => {
+        const h = make(key);
+        const d = new Uint8Array(16).fill(7);
+        h.encryptSectors(d, new Uint8Array(0), 512, new Uint8Array(0));
+        h.decryptSectors(d, new Uint8Array(0), 512, new Uint8Array(0));
+        assert.ok(d.every((b) => b === 7));
+        h.dispose();
+      });
+
+      it('dispose wipes and later calls throw', () => {
+        const h = make(key);
+        h.dispose();
+        h.dispose();
+        const d = new Uint8Array(32);
+        assert.throws(() => h.encrypt(d, d, tweak), { message: '@x/hctr2: cipher was disposed' });
+        assert.throws(() => h.decrypt(d, d, tweak), { message: '@x/hctr2: cipher was disposed' });
+        assert.throws(() => h.encryptSectors(d, d, 16, new Uint8Array(64)), {
+          message: '@x/hctr2: cipher was disposed',
+        });
+        assert.throws(() => h.decryptSectors(d, d, 16, new Uint8Array(64)), {
+          message: '@x/hctr2: cipher was disposed',
+        });
+      });
+    });
+  });
+}
