@@ -5,11 +5,19 @@
  *
  * Exports:
  *   paths()                        every path the kernel was built with, best first: [{ name, available }]
+ *   paths()                        every path the kernel was built with, best first:
+ *                                  [{ name, available, ctr, polyval }] (ctr, polyval: whether the path has
+ *                                  those entries; the kernel leaves them NULL where it has not)
  *   Keyed(rounds, ek, dk, path)    a class; each instance holds a copy of one key's round keys, bound to the
  *                                  path at index `path`, and is a keyed kernel of @x/aes-kernels' contract
  *                                  (v2): `rounds`, the block primitives (encryptBlocks, decryptBlocks), every
  *                                  fast path (cbcEncrypt, cbcDecryptSectors, cbcEncryptSectors, xtsEncrypt,
  *                                  xtsDecrypt) and dispose, each one native call
+ *   KeyedCtr(…)                    the same class with one more method, ctr(dst, src, iv, counter), for the
+ *                                  paths that have a `ctr` entry (so that the others have no `ctr` at all)
+ *   Polyval(h, path)               a class; each instance holds the POLYVAL key table of the hash key `h`
+ *                                  (16 bytes) for the path at index `path` (one with polyval entries):
+ *                                  update(acc, data, reversed) and dispose, each one native call
  *   calls()                        how many kernel methods have been entered (for the call-count test)
  *
  * Zero copy: the kernels run on the caller's Uint8Array bytes (napi_get_typedarray_info). Zero allocation:
@@ -23,6 +31,7 @@
 #define NAPI_VERSION 8
 #endif
 #include <node_api.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,8 +61,16 @@ static napi_value throw_error(napi_env env, int range, const char *text) {
 /* Calls into the kernel methods since load; a plain counter, as all calls come from the JS thread. */
 static uint64_t call_count;
 
+/*
+ * What a wrapped object is: the first field of both native states, checked before a method uses one, so
+ * that a method of one class called on an instance of the other (Function.prototype.call) throws instead
+ * of reading the wrong struct.
+ */
+enum { KEYED_TAG = 0x6b657965, POLYVAL_TAG = 0x706f6c79 };
+
 /* The state behind one Keyed instance: both schedules, 16-byte aligned, and the path that runs them. */
 typedef struct {
+  uint32_t tag; /* KEYED_TAG */
   uint8_t ek[AES_NATIVE_MAX_SCHEDULE_BYTES] __attribute__((aligned(16)));
   uint8_t dk[AES_NATIVE_MAX_SCHEDULE_BYTES] __attribute__((aligned(16)));
   const aes_native_path *path;
@@ -97,7 +114,8 @@ static int get_bytes(napi_env env, napi_value v, uint8_t **data, size_t *len) {
 static keyed_t *unwrap_this(napi_env env, napi_callback_info info, size_t *argc, napi_value *argv) {
   napi_value self;
   void *data = NULL;
-  if (napi_get_cb_info(env, info, argc, argv, &self, NULL) != napi_ok || napi_unwrap(env, self, &data) != napi_ok) {
+  if (napi_get_cb_info(env, info, argc, argv, &self, NULL) != napi_ok || napi_unwrap(env, self, &data) != napi_ok ||
+      *(const uint32_t *)data != KEYED_TAG) {
     throw_error(env, 0, "not a native keyed kernel");
     return NULL;
   }
@@ -210,6 +228,42 @@ static napi_value m_cbc_encrypt_sectors(napi_env env, napi_callback_info info) {
 static napi_value m_xts_encrypt(napi_env env, napi_callback_info info) { return units_method(env, info, XTS_ENCRYPT); }
 static napi_value m_xts_decrypt(napi_env env, napi_callback_info info) { return units_method(env, info, XTS_DECRYPT); }
 
+/* The counter kind named by a JS string ('be128', 'be32', 'xctr'); -1 (and a pending exception) otherwise. */
+static int get_counter(napi_env env, napi_value v) {
+  char name[8];
+  size_t len = 0;
+  /* UTF-8 and the length compared too: no other string (a longer one, one with a NUL) matches a name. */
+  if (napi_get_value_string_utf8(env, v, name, sizeof name, &len) == napi_ok) {
+    if (len == 5 && memcmp(name, "be128", 5) == 0) return AES_NATIVE_CTR_BE128;
+    if (len == 4 && memcmp(name, "be32", 4) == 0) return AES_NATIVE_CTR_BE32;
+    if (len == 4 && memcmp(name, "xctr", 4) == 0) return AES_NATIVE_CTR_XCTR;
+  }
+  throw_error(env, 0, "counter must be 'be128', 'be32' or 'xctr'");
+  return -1;
+}
+
+/*
+ * ctr(dst, src, iv, counter): the CTR keystream XORed into dst for src.length bytes, any length (NIST SP
+ * 800-38A §6.5, SP 800-38D §6.2 inc32, HCTR2's XCTR), one native call.
+ */
+static napi_value m_ctr(napi_env env, napi_callback_info info) {
+  napi_value argv[4];
+  uint8_t *dst, *src, *iv;
+  size_t dlen, slen, iv_len;
+  keyed_t *s = enter(env, info, 4, argv);
+  if (s == NULL || !get_bytes(env, argv[0], &dst, &dlen) || !get_bytes(env, argv[1], &src, &slen) ||
+      !get_bytes(env, argv[2], &iv, &iv_len)) {
+    return NULL;
+  }
+  const int counter = get_counter(env, argv[3]);
+  if (counter < 0) return NULL;
+  if (dlen < slen) return throw_error(env, 1, "dst must be at least as long as src");
+  if (iv_len < 16) return throw_error(env, 1, "iv must be 16 bytes");
+  if (s->path->ctr == NULL) return throw_error(env, 0, "this path has no ctr");
+  if (slen != 0) s->path->ctr(s->ek, s->rounds, dst, src, slen, iv, counter);
+  return NULL;
+}
+
 /* dispose(): wipes the round keys now rather than at garbage collection. */
 static napi_value m_dispose(napi_env env, napi_callback_info info) {
   size_t argc = 0;
@@ -262,6 +316,7 @@ static napi_value keyed_construct(napi_env env, napi_callback_info info) {
     return NULL;
   }
   memset(s, 0, sizeof *s);
+  s->tag = KEYED_TAG;
   memcpy(s->ek, ek, need);
   memcpy(s->dk, dk, need);
   s->rounds = rounds;
@@ -275,7 +330,111 @@ static napi_value keyed_construct(napi_env env, napi_callback_info info) {
   return self;
 }
 
-/* paths(): [{ name, available }] for every path built in, best first. */
+/* The state behind one Polyval instance: the path's key table (aes_native.h), and the path. */
+typedef struct {
+  uint32_t tag; /* POLYVAL_TAG */
+  int live;     /* 0 once wiped */
+  const aes_native_path *path;
+  uint8_t table[AES_NATIVE_POLYVAL_TABLE_BYTES] __attribute__((aligned(64)));
+} polyval_t;
+
+static void polyval_wipe(polyval_t *s) {
+  wipe(s->table, sizeof s->table);
+  s->live = 0;
+}
+
+static void polyval_finalize(napi_env env, void *data, void *hint) {
+  (void)env;
+  (void)hint;
+  polyval_t *s = data;
+  polyval_wipe(s);
+  free(s);
+}
+
+/* The Polyval state of `this`; NULL (and a pending exception) when `this` is not a Polyval instance. */
+static polyval_t *unwrap_polyval(napi_env env, napi_callback_info info, size_t *argc, napi_value *argv) {
+  napi_value self;
+  void *data = NULL;
+  if (napi_get_cb_info(env, info, argc, argv, &self, NULL) != napi_ok || napi_unwrap(env, self, &data) != napi_ok ||
+      *(const uint32_t *)data != POLYVAL_TAG) {
+    throw_error(env, 0, "not a native POLYVAL key");
+    return NULL;
+  }
+  return data;
+}
+
+/*
+ * update(acc, data, reversed): for each 16-byte block X of data, acc = (acc ^ X)·H·x^-128 (RFC 8452 §3),
+ * X byte-reversed first when reversed (GHASH, RFC 8452 Appendix A); one native call, on the caller's bytes.
+ */
+static napi_value m_polyval_update(napi_env env, napi_callback_info info) {
+  napi_value argv[3];
+  size_t argc = 3, acc_len, data_len;
+  uint8_t *acc, *data;
+  bool reversed;
+  call_count++;
+  polyval_t *s = unwrap_polyval(env, info, &argc, argv);
+  if (s == NULL) return NULL;
+  if (!s->live) {
+    char buf[160];
+    napi_throw_error(env, NULL, message(buf, sizeof buf, "the POLYVAL key was disposed"));
+    return NULL;
+  }
+  if (argc < 3) return throw_error(env, 0, "missing arguments");
+  if (!get_bytes(env, argv[0], &acc, &acc_len) || !get_bytes(env, argv[1], &data, &data_len)) return NULL;
+  if (napi_get_value_bool(env, argv[2], &reversed) != napi_ok) return throw_error(env, 0, "reversed must be a boolean");
+  if (acc_len < 16) return throw_error(env, 1, "acc must be 16 bytes");
+  if (data_len % 16 != 0) return throw_error(env, 1, "data must be whole blocks");
+  if (data_len != 0) s->path->polyval_update(s->table, acc, data, data_len / 16, reversed);
+  return NULL;
+}
+
+/* dispose(): wipes the key table now rather than at garbage collection. */
+static napi_value m_polyval_dispose(napi_env env, napi_callback_info info) {
+  size_t argc = 0;
+  polyval_t *s = unwrap_polyval(env, info, &argc, NULL);
+  if (s != NULL) polyval_wipe(s);
+  return NULL;
+}
+
+/* new Polyval(h, path): the key table of H (16 bytes, POLYVAL's byte order) for the path at `path`. */
+static napi_value polyval_construct(napi_env env, napi_callback_info info) {
+  napi_value argv[2], self;
+  size_t argc = 2, h_len;
+  uint32_t path;
+  uint8_t *h;
+  if (napi_get_cb_info(env, info, &argc, argv, &self, NULL) != napi_ok || argc < 2) {
+    return throw_error(env, 0, "Polyval(h, path)");
+  }
+  if (!get_bytes(env, argv[0], &h, &h_len)) return NULL;
+  if (h_len != 16) return throw_error(env, 1, "h must be 16 bytes");
+  if (napi_get_value_uint32(env, argv[1], &path) != napi_ok || path >= path_count()) {
+    return throw_error(env, 1, "no such path");
+  }
+  const aes_native_path *p = aes_native_paths[path];
+  if (!p->available()) return throw_error(env, 1, "this path is not available on this CPU");
+  if (p->polyval_init == NULL || p->polyval_update == NULL) return throw_error(env, 1, "this path has no POLYVAL");
+  polyval_t *s = aligned_alloc(64, sizeof(polyval_t));
+  if (s == NULL) {
+    char buf[160];
+    napi_throw_error(env, NULL, message(buf, sizeof buf, "out of memory"));
+    return NULL;
+  }
+  memset(s, 0, sizeof *s);
+  s->tag = POLYVAL_TAG;
+  s->path = p;
+  p->polyval_init(s->table, h);
+  s->live = 1;
+  if (napi_wrap(env, self, s, polyval_finalize, NULL, NULL) != napi_ok) {
+    polyval_finalize(env, s, NULL);
+    char buf[160];
+    napi_throw_error(env, NULL, message(buf, sizeof buf, "napi_wrap failed"));
+    return NULL;
+  }
+  return self;
+}
+
+/* paths(): [{ name, available, ctr, polyval }] for every path built in, best first. */
 static napi_value paths(napi_env env, napi_callback_info info) {
   (void)info;
   napi_value out, item, v;
@@ -287,6 +446,11 @@ static napi_value paths(napi_env env, napi_callback_info info) {
     napi_set_named_property(env, item, "name", v);
     napi_get_boolean(env, aes_native_paths[i]->available(), &v);
     napi_set_named_property(env, item, "available", v);
+    napi_get_boolean(env, aes_native_paths[i]->ctr != NULL, &v);
+    napi_set_named_property(env, item, "ctr", v);
+    napi_get_boolean(env,
+                     aes_native_paths[i]->polyval_init != NULL && aes_native_paths[i]->polyval_update != NULL, &v);
+    napi_set_named_property(env, item, "polyval", v);
     napi_set_element(env, out, (uint32_t)i, item);
   }
   return out;
@@ -305,6 +469,7 @@ NAPI_MODULE_INIT() {
   napi_set_named_property(env, exports, "paths", fn);
   napi_create_function(env, "calls", NAPI_AUTO_LENGTH, calls, NULL, &fn);
   napi_set_named_property(env, exports, "calls", fn);
+  /* KeyedCtr's methods are Keyed's and ctr, the last entry (Keyed defines all but it). */
   const napi_property_descriptor methods[] = {
       {"rounds", NULL, NULL, m_rounds, NULL, NULL, napi_enumerable, NULL},
       {"encryptBlocks", NULL, m_encrypt_blocks, NULL, NULL, NULL, napi_default, NULL},
@@ -315,11 +480,27 @@ NAPI_MODULE_INIT() {
       {"xtsEncrypt", NULL, m_xts_encrypt, NULL, NULL, NULL, napi_default, NULL},
       {"xtsDecrypt", NULL, m_xts_decrypt, NULL, NULL, NULL, napi_default, NULL},
       {"dispose", NULL, m_dispose, NULL, NULL, NULL, napi_default, NULL},
+      {"ctr", NULL, m_ctr, NULL, NULL, NULL, napi_default, NULL},
   };
-  if (napi_define_class(env, "NativeKeyedKernel", NAPI_AUTO_LENGTH, keyed_construct, NULL,
-                        sizeof methods / sizeof methods[0], methods, &cls) != napi_ok) {
+  const size_t n = sizeof methods / sizeof methods[0];
+  if (napi_define_class(env, "NativeKeyedKernel", NAPI_AUTO_LENGTH, keyed_construct, NULL, n - 1, methods, &cls) !=
+      napi_ok) {
     return NULL;
   }
   napi_set_named_property(env, exports, "Keyed", cls);
+  if (napi_define_class(env, "NativeKeyedKernel", NAPI_AUTO_LENGTH, keyed_construct, NULL, n, methods, &cls) !=
+      napi_ok) {
+    return NULL;
+  }
+  napi_set_named_property(env, exports, "KeyedCtr", cls);
+  const napi_property_descriptor polyval_methods[] = {
+      {"update", NULL, m_polyval_update, NULL, NULL, NULL, napi_default, NULL},
+      {"dispose", NULL, m_polyval_dispose, NULL, NULL, NULL, napi_default, NULL},
+  };
+  if (napi_define_class(env, "NativePolyval", NAPI_AUTO_LENGTH, polyval_construct, NULL,
+                        sizeof polyval_methods / sizeof polyval_methods[0], polyval_methods, &cls) != napi_ok) {
+    return NULL;
+  }
+  napi_set_named_property(env, exports, "Polyval", cls);
   return exports;
 }

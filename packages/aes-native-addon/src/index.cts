@@ -8,7 +8,13 @@
  * CommonJS, so that `@x/aes-kernels` can `require` a native kernel synchronously.
  */
 import type { KeySchedule } from '@x/aes-keyschedule';
-import type { NativeKernel, NativeKernelExports, NativeKernelOptions, NativeKeyedKernel } from './types.js';
+import type {
+  NativeKernel,
+  NativeKernelExports,
+  NativeKernelOptions,
+  NativeKeyedKernel,
+  NativePolyval,
+} from './types.js';
 import path = require('node:path');
 
 /** The directory holding `aes_native.h` and `addon.c`, for a kernel's build (binding.gyp's include_dirs). */
@@ -16,11 +22,24 @@ const include: string = path.join(__dirname, '..', 'native');
 /** The glue's C source, compiled into every native kernel's binary. */
 const addonSource: string = path.join(include, 'addon.c');
 
+/** A path as native/addon.c describes it: whether it runs here, and which optional entries it has. */
+interface BuiltPath {
+  name: string;
+  available: boolean;
+  ctr: boolean;
+  polyval: boolean;
+}
+
+type KeyedClass = new (rounds: number, ek: Uint8Array, dk: Uint8Array, path: number) => NativeKeyedKernel;
+
 /** What native/addon.c exports. */
 interface Binding {
-  paths(): { name: string; available: boolean }[];
+  paths(): BuiltPath[];
   calls(): number;
-  Keyed: new (rounds: number, ek: Uint8Array, dk: Uint8Array, path: number) => NativeKeyedKernel;
+  /** Keyed kernels of the paths without a `ctr` entry, and of those with one (the same class plus `ctr`). */
+  Keyed: KeyedClass;
+  KeyedCtr: KeyedClass;
+  Polyval: new (h: Uint8Array, path: number) => NativePolyval;
 }
 
 /** The native methods a keyed kernel must have; an addon built before one of them existed is not used. */
@@ -53,7 +72,7 @@ function createNativeKernel<Name extends string>(options: NativeKernelOptions<Na
   const { name, prefix, dir, parallelBlocks, pathVariable, noPath } = options;
   let binding: Binding | null | undefined; // undefined: not tried yet; null: failed, see loadError
   let loadError: unknown;
-  let built: { name: string; available: boolean }[] = [];
+  let built: BuiltPath[] = [];
 
   /** The binary, or why it cannot be used. */
   function open(): Binding | Error {
@@ -62,7 +81,13 @@ function createNativeKernel<Name extends string>(options: NativeKernelOptions<Na
         const nodeGypBuild = require('node-gyp-build') as (dir: string) => unknown;
         const b = nodeGypBuild(dir) as Binding;
         const proto = b.Keyed?.prototype as Record<string, unknown> | undefined;
-        const missing = METHODS.filter((m) => typeof proto?.[m] !== 'function');
+        const missing: string[] = METHODS.filter((m) => typeof proto?.[m] !== 'function');
+        if (typeof (b.KeyedCtr?.prototype as Record<string, unknown> | undefined)?.ctr !== 'function') {
+          missing.push('ctr');
+        }
+        if (typeof (b.Polyval?.prototype as Record<string, unknown> | undefined)?.update !== 'function') {
+          missing.push('Polyval');
+        }
         if (typeof b.paths !== 'function' || missing.length > 0) {
           throw new Error(
             `${prefix}: the native addon is out of date (no ${missing.join(', ') || 'paths'}); rebuild it`,
@@ -101,6 +126,7 @@ function createNativeKernel<Name extends string>(options: NativeKernelOptions<Na
 
   function kernelOn(wanted: string | undefined): NativeKernel<Name> {
     let chosen: number | Error | undefined;
+    let polyvalLoader: ((h: Uint8Array) => NativePolyval) | undefined;
     const choose = () => {
       chosen ??= pick(wanted);
       return chosen;
@@ -121,9 +147,23 @@ function createNativeKernel<Name extends string>(options: NativeKernelOptions<Na
           const why = c.message.startsWith(`${prefix}: `) ? c.message.slice(prefix.length + 2) : c.message;
           throw new Error(`${prefix}: kernel ${name} is not available here: ${why}`, { cause: c });
         }
-        const { Keyed } = binding as Binding;
-        // The native object copies both schedules (FIPS 197 §5.2 and §5.3.5) into memory it wipes on dispose.
-        return new Keyed(schedule.rounds, schedule.encryptionKeys, schedule.decryptionKeys, c);
+        const { Keyed, KeyedCtr } = binding as Binding;
+        // The native object copies both schedules (FIPS 197 §5.2 and §5.3.5) into memory it wipes on dispose;
+        // it has a `ctr` method exactly when the path has that entry.
+        const Class = built[c].ctr ? KeyedCtr : Keyed;
+        return new Class(schedule.rounds, schedule.encryptionKeys, schedule.decryptionKeys, c);
+      },
+      /*
+       * The POLYVAL key of a path with polyval entries (undefined on the others, and where no path runs:
+       * callers then use the portable one). A getter, because the path is only known once the binary loads.
+       */
+      get loadPolyval(): ((h: Uint8Array) => NativePolyval) | undefined {
+        const c = choose();
+        if (c instanceof Error || !built[c].polyval) return undefined;
+        const { Polyval } = binding as Binding;
+        // The native object computes H's powers into memory it wipes on dispose; `h` may be wiped after.
+        polyvalLoader ??= (h: Uint8Array) => new Polyval(h, c);
+        return polyvalLoader;
       },
     });
   }
@@ -134,7 +174,7 @@ function createNativeKernel<Name extends string>(options: NativeKernelOptions<Na
     kernelOn: (wanted: string) => kernelOn(wanted),
     paths() {
       open();
-      return built.map((p) => ({ ...p }));
+      return built.map((p) => ({ name: p.name, available: p.available }));
     },
     nativeCallCount() {
       return binding ? binding.calls() : 0;

@@ -25,7 +25,24 @@ export interface NativeKeyedKernel {
   xtsEncrypt(dst: Uint8Array, src: Uint8Array, unitSize: number, tweaks: Uint8Array): void;
   /** XTS-AES decryption (IEEE 1619 §5.4.1) of whole blocks. */
   xtsDecrypt(dst: Uint8Array, src: Uint8Array, unitSize: number, tweaks: Uint8Array): void;
+  /**
+   * Where the path has it: a CTR keystream XORed into `dst` for `src.length` bytes (any length), counter
+   * blocks from the 16-byte `iv`: `'be128'` iv + j mod 2^128 (NIST SP 800-38A), `'be32'` the last 4 bytes
+   * + j mod 2^32 (GCM, SP 800-38D §6.2), `'xctr'` iv ^ le128(j + 1) (HCTR2).
+   */
+  ctr?(dst: Uint8Array, src: Uint8Array, iv: Uint8Array, counter: 'be128' | 'be32' | 'xctr'): void;
   /** Wipes the native copy of the round keys; calls afterwards throw. */
+  dispose(): void;
+}
+
+/** A POLYVAL hash key in native memory: what `kernel.loadPolyval(h)` returns. */
+export interface NativePolyval {
+  /**
+   * For each 16-byte block X of `data`: acc = (acc ^ X)·H·x^-128 (RFC 8452 §3), X byte-reversed first
+   * when `reversed` (GHASH, RFC 8452 Appendix A). One native call on the caller's bytes.
+   */
+  update(acc: Uint8Array, data: Uint8Array, reversed: boolean): void;
+  /** Wipes the native copy of H and its powers; calls afterwards throw. */
   dispose(): void;
 }
 
@@ -37,6 +54,11 @@ export interface NativeKernel<Name extends string = string> {
   readonly path: string | undefined;
   isAvailable(): boolean;
   load(schedule: KeySchedule): NativeKeyedKernel;
+  /**
+   * Binds a POLYVAL hash key (16 bytes) on the chosen path: present (a function) only when that path has
+   * POLYVAL; undefined otherwise, and where no path runs.
+   */
+  readonly loadPolyval?: (h: Uint8Array) => NativePolyval;
 }
 
 /** What a native kernel package tells {@link createNativeKernel}. */

@@ -38,7 +38,7 @@ describe('native-x64 on this machine', () => {
     if (!linuxX64 || (!CI && paths().length === 0)) return; // not built here (no compiler): the kernel is absent
     expect(paths().map((p) => p.name)).toEqual(['vaes', 'aesni']);
     const want = [
-      ...(flags.has('vaes') && flags.has('avx2') && flags.has('aes') ? ['vaes'] : []),
+      ...(flags.has('vaes') && flags.has('vpclmulqdq') && flags.has('avx2') && flags.has('aes') ? ['vaes'] : []),
       ...(flags.has('aes') ? ['aesni'] : []),
     ];
     expect(usable).toEqual(want);
@@ -131,6 +131,47 @@ describe('the native guards: what would read or write outside the arrays throws 
       expect(d.every((b) => b === 7)).toBe(true);
       k.dispose();
       expect(() => k.encryptBlocks(new Uint8Array(16), new Uint8Array(16))).toThrow(/disposed/);
+    }
+  });
+});
+
+describe('the native guards of ctr and loadPolyval', () => {
+  it.runIf(usable.length > 0)('bad arguments throw and write nothing; disposed objects refuse calls', () => {
+    for (const path of usable) {
+      const kern = kernelOn(path as 'vaes' | 'aesni');
+      const k = kern.load({
+        rounds: 10,
+        encryptionKeys: new Uint8Array(176),
+        decryptionKeys: new Uint8Array(176),
+        wipe() {},
+      });
+      const ctr = k.ctr?.bind(k);
+      const loadPolyval = kern.loadPolyval;
+      expect(typeof ctr, `${path} has ctr`).toBe('function');
+      expect(typeof loadPolyval, `${path} has loadPolyval`).toBe('function');
+      if (ctr === undefined || loadPolyval === undefined) continue;
+      const d = new Uint8Array(64).fill(7);
+      const iv = new Uint8Array(16);
+      expect(() => ctr(d.subarray(0, 16), new Uint8Array(17), iv, 'be128')).toThrow(RangeError);
+      expect(() => ctr(d, new Uint8Array(17), new Uint8Array(15), 'be128')).toThrow(RangeError);
+      expect(() => ctr(d, new Uint8Array(17), iv, 'be64' as 'be128')).toThrow(TypeError);
+      expect(() => ctr(d, new Uint8Array(17), iv, 1 as unknown as 'be128')).toThrow(TypeError);
+      expect(() => ctr(new Uint16Array(8) as unknown as Uint8Array, new Uint8Array(16), iv, 'xctr')).toThrow(TypeError);
+      expect(() => loadPolyval(new Uint8Array(15))).toThrow(RangeError);
+      const p = loadPolyval(new Uint8Array(16).fill(1));
+      expect(() => p.update(d.subarray(0, 15), new Uint8Array(16), false)).toThrow(RangeError);
+      expect(() => p.update(d.subarray(0, 16), new Uint8Array(24), false)).toThrow(RangeError);
+      expect(() => p.update(d.subarray(0, 16), new Uint8Array(16), 1 as unknown as boolean)).toThrow(TypeError);
+      // A method of one native class on an object of the other throws instead of reading the wrong memory.
+      expect(() => (p.update as unknown as (...a: unknown[]) => void).call(k, d, new Uint8Array(16), false)).toThrow(
+        TypeError,
+      );
+      expect(() => k.ctr?.call(p, d, new Uint8Array(16), iv, 'be128')).toThrow(TypeError);
+      expect(d.every((b) => b === 7)).toBe(true);
+      p.dispose();
+      expect(() => p.update(new Uint8Array(16), new Uint8Array(16), false)).toThrow(/disposed/);
+      k.dispose();
+      expect(() => ctr(d, new Uint8Array(16), iv, 'be128')).toThrow(/disposed/);
     }
   });
 });

@@ -2,8 +2,9 @@
  * AES kernels for x86-64: two code paths in one object, chosen at run time (aes_native.h is the contract).
  *
  *   "vaes"   VAES + AVX2 on ymm registers: one VAESENC works on two blocks (one per 128-bit lane);
- *            16 blocks in flight (8 ymm); round keys broadcast to both lanes (VBROADCASTI128).
- *   "aesni"  AES-NI on xmm registers: 8 blocks in flight.
+ *            16 blocks in flight (8 ymm); round keys broadcast to both lanes (VBROADCASTI128). POLYVAL
+ *            with VPCLMULQDQ on ymm.
+ *   "aesni"  AES-NI on xmm registers: 8 blocks in flight. POLYVAL with PCLMULQDQ.
  * Each path's functions carry their own target attribute, so the file compiles with plain -O3 (no -m
  * flags) and the caller picks the first path whose available() says yes. That is decided by CPUID and
  * XGETBV only, never by executing an instruction of the path.
@@ -43,8 +44,12 @@
  * from {T, T·α}·α^16. In both, the tweaks of the next group are formed while the current group's rounds
  * run (software pipelining), across data units when units are whole groups.
  *
+ * CTR (NIST SP 800-38A §6.5; GCM's inc32, SP 800-38D §6.2; HCTR2's XCTR): counter blocks formed in
+ * registers from a byte-reversed counter (one add and one PSHUFB per block), 16 blocks per iteration on
+ * vaes, 8 on aesni; see "CTR keystreams" below. POLYVAL (RFC 8452 §3) is polyval_x64.h's.
+ *
  * Timing: the AES instructions are constant time; nothing here branches on or indexes by secret data
- * (the branches are on lengths and round counts).
+ * (the branches are on lengths, round counts and the public CTR counter).
  *
  * breaks/ holds deliberately wrong versions of this file as patches, which the tests must catch.
  */
@@ -54,6 +59,8 @@
 
 #include <cpuid.h>
 #include <immintrin.h>
+
+#include "polyval_x64.h"
 
 #define AESNI_TARGET __attribute__((target("aes,sse4.1,pclmul")))
 #define VAES_TARGET __attribute__((target("vaes,avx2,aes,sse4.1,pclmul")))
@@ -83,6 +90,7 @@
 /* CPUID.(EAX=7,ECX=0) bits. */
 #define CPUID7_EBX_AVX2 (1u << 5)
 #define CPUID7_ECX_VAES (1u << 9)
+#define CPUID7_ECX_VPCLMULQDQ (1u << 10)
 /* XCR0: the OS saves and restores the xmm (bit 1) and upper ymm (bit 2) state. */
 #define XCR0_SSE_AVX 6u
 
@@ -108,7 +116,7 @@ static int cpu_has_vaes(void) {
   if ((c & (CPUID1_ECX_OSXSAVE | CPUID1_ECX_AVX)) != (CPUID1_ECX_OSXSAVE | CPUID1_ECX_AVX)) return 0;
   if ((read_xcr0() & XCR0_SSE_AVX) != XCR0_SSE_AVX) return 0;
   if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
-  return (b & CPUID7_EBX_AVX2) && (c & CPUID7_ECX_VAES);
+  return (b & CPUID7_EBX_AVX2) && (c & CPUID7_ECX_VAES) && (c & CPUID7_ECX_VPCLMULQDQ);
 }
 
 /* ---------------------------------------------------------------------------------------------------- */
@@ -697,6 +705,200 @@ VAES_INLINE void vaes_xts(const int rounds, const int dec, const uint8_t *key, u
 }
 
 /* ---------------------------------------------------------------------------------------------------- */
+/* CTR keystreams, both paths (NIST SP 800-38A §6.5; SP 800-38D §6.2 inc32; HCTR2's XCTR)               */
+/* ---------------------------------------------------------------------------------------------------- */
+
+/*
+ * A counter is kept as a 128-bit integer s in the lanes' byte order, so that "+ j" is a vector add:
+ *   be128  s = ByteReverse(iv); block j is ByteReverse(s + j). Within one run (CTR_BE64 below) the add is
+ *          a 64-bit add of the low half alone; the one place in a call where that half wraps (a call has
+ *          fewer than 2^60 blocks) is found from iv and the call split there: ctr_be128 runs the blocks up
+ *          to it, then the rest from iv + that many blocks (the carry into the high half, modulo 2^128,
+ *          done once on bytes). That branch is on the counter, a public value, like the lengths.
+ *   be32   s = ByteReverse(iv); its low 32 bits are the big-endian last 4 bytes of iv, and "+ j" is a
+ *          32-bit add of that word alone (wraps modulo 2^32, bytes 0 .. 11 untouched);
+ *   xctr   s = 1 (as 128-bit little-endian); block j is iv ^ (s + j). j + 1 < 2^60 (len is a size_t of
+ *          bytes), so the low half never carries.
+ * The counter block is then PSHUFB(s, order) ^ x, with order the byte reversal (be128, be32) or identity
+ * (xctr), and x = 0 or iv (xctr); x is folded into round key 0. None of this touches key or data.
+ */
+enum { CTR_BE64 = AES_NATIVE_CTR_BE128, CTR_BE32 = AES_NATIVE_CTR_BE32, CTR_XCTR = AES_NATIVE_CTR_XCTR };
+
+AESNI_INLINE __m128i xrev_mask(void) { return _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15); }
+
+/* s + d (0 <= d < 2^32) for counter kind `kind`: the low 32-bit word (be32) or 64-bit half (the others). */
+AESNI_INLINE __m128i xctr_add(const int kind, __m128i s, const int d) {
+  const __m128i dv = _mm_set_epi64x(0, d);
+  return kind == CTR_BE32 ? _mm_add_epi32(s, dv) : _mm_add_epi64(s, dv);
+}
+
+/* The first counter value s of a call from iv (see above), and x, the value XORed into every counter block. */
+AESNI_INLINE __m128i xctr_start(const int kind, const uint8_t *iv) {
+  return kind == CTR_XCTR ? _mm_set_epi64x(0, 1) : _mm_shuffle_epi8(xload(iv), xrev_mask());
+}
+AESNI_INLINE __m128i xctr_xor(const int kind, const uint8_t *iv) {
+  return kind == CTR_XCTR ? xload(iv) : _mm_setzero_si128();
+}
+AESNI_INLINE __m128i xctr_block(const int kind, __m128i s) {
+  return kind == CTR_XCTR ? s : _mm_shuffle_epi8(s, xrev_mask());
+}
+
+/*
+ * The keystream of w blocks from counter s (blocks s, s+1, … s+w-1), k0x = round key 0 ^ x. Left in `out`;
+ * the caller XORs it with the data.
+ */
+AESNI_INLINE void xctr_keystream(const xkeys *ks, const int rounds, const int kind, __m128i s, __m128i k0x,
+                                 __m128i *out, const int w) {
+  UNROLL for (int j = 0; j < w; j++) out[j] = _mm_xor_si128(xctr_block(kind, j ? xctr_add(kind, s, j) : s), k0x);
+  xmiddle(ks, rounds, 0, out, w);
+  UNROLL for (int j = 0; j < w; j++) out[j] = _mm_aesenclast_si128(out[j], xkey(ks, rounds));
+}
+
+/* w whole blocks of dst = src ^ keystream. */
+AESNI_INLINE void xctr_group(const xkeys *ks, const int rounds, const int kind, uint8_t *dst, const uint8_t *src,
+                             __m128i s, __m128i k0x, const int w) {
+  __m128i k[XLANES];
+  xctr_keystream(ks, rounds, kind, s, k0x, k, w);
+  UNROLL for (int j = 0; j < w; j++) xstore(dst + 16 * j, _mm_xor_si128(k[j], xload(src + 16 * j)));
+}
+
+/* Overwrites n bytes of a stack temporary that held keystream (the volatile stores are not elided). */
+static inline void wipe_stack(void *p, size_t n) {
+  volatile uint8_t *v = (volatile uint8_t *)p;
+  while (n--) *v++ = 0;
+}
+
+/* The aesni path: 8 blocks at a time, then 4, 2, 1, then a partial block through a wiped stack temporary. */
+AESNI_INLINE void aesni_ctr(const int rounds, const int kind, const uint8_t *rk, uint8_t *dst, const uint8_t *src,
+                            size_t len, const uint8_t *iv) {
+  xkeys ks;
+  xkeys_load(&ks, rk, rounds, HOLD);
+  const __m128i k0x = _mm_xor_si128(xkey(&ks, 0), xctr_xor(kind, iv));
+  __m128i s = xctr_start(kind, iv);
+  const size_t n = len / 16;
+  size_t i = 0;
+  for (; i + XLANES <= n; i += XLANES) {
+    xctr_group(&ks, rounds, kind, dst + 16 * i, src + 16 * i, s, k0x, XLANES);
+    s = xctr_add(kind, s, XLANES);
+  }
+  if (n - i >= 4) {
+    xctr_group(&ks, rounds, kind, dst + 16 * i, src + 16 * i, s, k0x, 4);
+    s = xctr_add(kind, s, 4), i += 4;
+  }
+  if (n - i >= 2) {
+    xctr_group(&ks, rounds, kind, dst + 16 * i, src + 16 * i, s, k0x, 2);
+    s = xctr_add(kind, s, 2), i += 2;
+  }
+  if (n - i >= 1) {
+    xctr_group(&ks, rounds, kind, dst + 16 * i, src + 16 * i, s, k0x, 1);
+    s = xctr_add(kind, s, 1), i += 1;
+  }
+  const size_t rest = len - 16 * i;
+  if (rest != 0) {
+    uint8_t tmp[16];
+    __m128i k;
+    xctr_keystream(&ks, rounds, kind, s, k0x, &k, 1);
+    xstore(tmp, k);
+    for (size_t b = 0; b < rest; b++) dst[16 * i + b] = src[16 * i + b] ^ tmp[b];
+    wipe_stack(tmp, sizeof tmp);
+  }
+}
+
+/* ymm: register j of a group holds blocks 2j (low lane) and 2j+1 (high lane). */
+VAES_INLINE __m256i yrev_mask(void) { return _mm256_broadcastsi128_si256(xrev_mask()); }
+
+/* s + d in each lane (0 <= d < 2^32), as xctr_add. */
+VAES_INLINE __m256i yctr_add(const int kind, __m256i s, const int d) {
+  const __m256i dv = _mm256_set_epi64x(0, d, 0, d);
+  return kind == CTR_BE32 ? _mm256_add_epi32(s, dv) : _mm256_add_epi64(s, dv);
+}
+
+VAES_INLINE __m256i yctr_block(const int kind, __m256i s) {
+  return kind == CTR_XCTR ? s : _mm256_shuffle_epi8(s, yrev_mask());
+}
+
+/* The keystream of 2w blocks from the lane pair S = {s, s+1}: register j is {s+2j, s+2j+1}. */
+VAES_INLINE void yctr_keystream(const ykeys *ks, const int rounds, const int kind, __m256i S, __m256i k0x,
+                                __m256i *out, const int w) {
+  UNROLL for (int j = 0; j < w; j++) out[j] = _mm256_xor_si256(yctr_block(kind, j ? yctr_add(kind, S, 2 * j) : S), k0x);
+  ymiddle(ks, rounds, 0, out, w);
+  UNROLL for (int j = 0; j < w; j++) out[j] = _mm256_aesenclast_epi128(out[j], ykey(ks, rounds));
+}
+
+VAES_INLINE void yctr_group(const ykeys *ks, const int rounds, const int kind, uint8_t *dst, const uint8_t *src,
+                            __m256i S, __m256i k0x, const int w) {
+  __m256i k[YLANES];
+  yctr_keystream(ks, rounds, kind, S, k0x, k, w);
+  UNROLL for (int j = 0; j < w; j++) ystore(dst + 32 * j, _mm256_xor_si256(k[j], yload(src + 32 * j)));
+}
+
+/*
+ * The vaes path: 16 blocks at a time (8 ymm), then 8, 4, 2; the last whole block and a partial one (at most
+ * 31 bytes) from one more register through a wiped stack temporary.
+ */
+VAES_INLINE void vaes_ctr(const int rounds, const int kind, const uint8_t *rk, uint8_t *dst, const uint8_t *src,
+                          size_t len, const uint8_t *iv) {
+  ykeys ks;
+  ykeys_load(&ks, rk, rounds, HOLD);
+  const __m256i k0x = _mm256_xor_si256(ykey(&ks, 0), _mm256_broadcastsi128_si256(xctr_xor(kind, iv)));
+  const __m128i s = xctr_start(kind, iv);
+  __m256i S = _mm256_inserti128_si256(_mm256_castsi128_si256(s), xctr_add(kind, s, 1), 1);
+  const size_t n = len / 16;
+  size_t i = 0;
+  for (; i + 2 * YLANES <= n; i += 2 * YLANES) {
+    yctr_group(&ks, rounds, kind, dst + 16 * i, src + 16 * i, S, k0x, YLANES);
+    S = yctr_add(kind, S, 2 * YLANES);
+  }
+  if (n - i >= 8) {
+    yctr_group(&ks, rounds, kind, dst + 16 * i, src + 16 * i, S, k0x, 4);
+    S = yctr_add(kind, S, 8), i += 8;
+  }
+  if (n - i >= 4) {
+    yctr_group(&ks, rounds, kind, dst + 16 * i, src + 16 * i, S, k0x, 2);
+    S = yctr_add(kind, S, 4), i += 4;
+  }
+  if (n - i >= 2) {
+    yctr_group(&ks, rounds, kind, dst + 16 * i, src + 16 * i, S, k0x, 1);
+    S = yctr_add(kind, S, 2), i += 2;
+  }
+  const size_t rest = len - 16 * i;
+  if (rest != 0) {
+    uint8_t tmp[32];
+    __m256i k;
+    yctr_keystream(&ks, rounds, kind, S, k0x, &k, 1);
+    ystore(tmp, k);
+    for (size_t b = 0; b < rest; b++) dst[16 * i + b] = src[16 * i + b] ^ tmp[b];
+    wipe_stack(tmp, sizeof tmp);
+  }
+}
+
+/*
+ * be128 (SP 800-38A §6.5, B.1: the whole block one big-endian integer, modulo 2^128) over a CTR_BE64 run
+ * `run`: the low 64 bits of the counter (bytes 8 .. 15 of iv) wrap after 2^64 - lo blocks; when that is
+ * within the call, the blocks before it run from iv and the rest from iv + (2^64 - lo) = (high half + 1
+ * mod 2^64, 0). The branch is on the counter and the length, never on key or data.
+ */
+typedef void (*ctr_run)(const uint8_t *k, uint8_t *d, const uint8_t *s, size_t len, const uint8_t *iv);
+
+static void ctr_be128(ctr_run run, const uint8_t *k, uint8_t *dst, const uint8_t *src, size_t len,
+                      const uint8_t *iv) {
+  uint64_t hi = 0, lo = 0;
+  for (int b = 0; b < 8; b++) hi = hi << 8 | iv[b], lo = lo << 8 | iv[8 + b];
+  const uint64_t before_wrap = 0 - lo; /* blocks until the low half wraps; 0 means 2^64: never in a call */
+  const uint64_t blocks = len / 16 + (len % 16 != 0);
+  if (lo == 0 || before_wrap >= blocks) {
+    run(k, dst, src, len, iv);
+    return;
+  }
+  run(k, dst, src, 16 * (size_t)before_wrap, iv);
+  uint8_t next[16] = {0};
+  hi += 1;
+  for (int b = 0; b < 8; b++) next[b] = (uint8_t)(hi >> (56 - 8 * b));
+  const size_t done = 16 * (size_t)before_wrap;
+  run(k, dst + done, src + done, len - done, next);
+}
+
+/* ---------------------------------------------------------------------------------------------------- */
 /* One out-of-line copy per key size (FIPS 197 §5, Figure 4: Nr = 10, 12, 14) and the path tables         */
 /* ---------------------------------------------------------------------------------------------------- */
 
@@ -737,12 +939,30 @@ VAES_INLINE void vaes_xts(const int rounds, const int dec, const uint8_t *key, u
 #define NOTHING ((void)0)
 #define ZEROUPPER _mm256_zeroupper()
 
+/* CTR: one copy per key size and counter kind (so that the counter arithmetic is straight-line code). */
+#define CTR_INSTANTIATE(P, ATTR, NR, KIND, END)                                                                   \
+  static ATTR void P##_ctr_##NR##_##KIND(const uint8_t *k, uint8_t *d, const uint8_t *s, size_t len,              \
+                                         const uint8_t *iv) {                                                     \
+    P##_ctr(NR, KIND, k, d, s, len, iv);                                                                          \
+    END;                                                                                                          \
+  }
+#define CTR_KINDS(P, ATTR, NR, END)                 \
+  CTR_INSTANTIATE(P, ATTR, NR, CTR_BE64, END)       \
+  CTR_INSTANTIATE(P, ATTR, NR, CTR_BE32, END)       \
+  CTR_INSTANTIATE(P, ATTR, NR, CTR_XCTR, END)
+
 INSTANTIATE(aesni, AESNI_TARGET, 10, NOTHING)
 INSTANTIATE(aesni, AESNI_TARGET, 12, NOTHING)
 INSTANTIATE(aesni, AESNI_TARGET, 14, NOTHING)
 INSTANTIATE(vaes, VAES_TARGET, 10, ZEROUPPER)
 INSTANTIATE(vaes, VAES_TARGET, 12, ZEROUPPER)
 INSTANTIATE(vaes, VAES_TARGET, 14, ZEROUPPER)
+CTR_KINDS(aesni, AESNI_TARGET, 10, NOTHING)
+CTR_KINDS(aesni, AESNI_TARGET, 12, NOTHING)
+CTR_KINDS(aesni, AESNI_TARGET, 14, NOTHING)
+CTR_KINDS(vaes, VAES_TARGET, 10, ZEROUPPER)
+CTR_KINDS(vaes, VAES_TARGET, 12, ZEROUPPER)
+CTR_KINDS(vaes, VAES_TARGET, 14, ZEROUPPER)
 
 /* The contract's entry points: one switch on the round count per call (other counts do nothing). */
 #define DISPATCH(NAME, ...)                \
@@ -753,7 +973,23 @@ INSTANTIATE(vaes, VAES_TARGET, 14, ZEROUPPER)
     default: break;                        \
   }
 
-#define ENTRY_POINTS(P)                                                                                           \
+/* The CTR entry: one switch on the round count, one on the counter kind (other values do nothing). */
+#define CTR_DISPATCH_KIND(NAME, NR, ...)                        \
+  switch (counter) {                                            \
+    case AES_NATIVE_CTR_BE128: ctr_be128(NAME##_##NR##_CTR_BE64, __VA_ARGS__); break; \
+    case CTR_BE32: NAME##_##NR##_CTR_BE32(__VA_ARGS__); break;   \
+    case CTR_XCTR: NAME##_##NR##_CTR_XCTR(__VA_ARGS__); break;   \
+    default: break;                                             \
+  }
+#define CTR_DISPATCH(NAME, ...)                                     \
+  switch (rounds) {                                                 \
+    case 10: CTR_DISPATCH_KIND(NAME, 10, __VA_ARGS__) break;         \
+    case 12: CTR_DISPATCH_KIND(NAME, 12, __VA_ARGS__) break;         \
+    case 14: CTR_DISPATCH_KIND(NAME, 14, __VA_ARGS__) break;         \
+    default: break;                                                 \
+  }
+
+#define ENTRY_POINTS(P, POLYVAL_UPDATE)                                                                           \
   static void P##_encrypt_blocks(const uint8_t *rk, int rounds, uint8_t *dst, const uint8_t *src, size_t blocks) { \
     DISPATCH(P##_ecb_enc, rk, dst, src, blocks)                                                                   \
   }                                                                                                               \
@@ -780,6 +1016,10 @@ INSTANTIATE(vaes, VAES_TARGET, 14, ZEROUPPER)
                               size_t unit_blocks, const uint8_t *tweaks) {                                        \
     DISPATCH(P##_xts_dec, dk, dst, src, units, unit_blocks, tweaks)                                               \
   }                                                                                                               \
+  static void P##_ctr_entry(const uint8_t *rk, int rounds, uint8_t *dst, const uint8_t *src, size_t len,          \
+                            const uint8_t *iv, int counter) {                                                     \
+    CTR_DISPATCH(P##_ctr, rk, dst, src, len, iv)                                                                  \
+  }                                                                                                               \
   static const aes_native_path P##_path = {                                                                       \
       #P,                                                                                                         \
       cpu_has_##P,                                                                                                \
@@ -790,10 +1030,13 @@ INSTANTIATE(vaes, VAES_TARGET, 14, ZEROUPPER)
       P##_cbc_encrypt_sectors,                                                                                    \
       P##_xts_encrypt,                                                                                            \
       P##_xts_decrypt,                                                                                            \
+      P##_ctr_entry,                                                                                              \
+      x64_polyval_init,                                                                                           \
+      POLYVAL_UPDATE,                                                                                             \
   };
 
-ENTRY_POINTS(aesni)
-ENTRY_POINTS(vaes)
+ENTRY_POINTS(aesni, x64_polyval_update_clmul)
+ENTRY_POINTS(vaes, x64_polyval_update_vclmul)
 
 const aes_native_path *const aes_native_paths[] = {&vaes_path, &aesni_path, NULL};
 
