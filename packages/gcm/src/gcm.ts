@@ -1,0 +1,376 @@
+/**
+ * AES-GCM (NIST SP 800-38D): authenticated encryption, byte-identical to OpenSSL / node:crypto
+ * `aes-*-gcm`, with any nonce length ≥ 1 byte and tags of 12 to 16 bytes.
+ *
+ * The mode owns what is GCM's: the hash key H = E_K(0^128), the pre-counter block J0 (§7.1 step 2), the
+ * order of the GHASH input (A ‖ 0^v ‖ C ‖ 0^u ‖ [len(A)]_64 ‖ [len(C)]_64, step 5), the tag (step 6) and
+ * its constant-time check before any plaintext is written (§7.2). The keystream is `@x/ctr/hazmat`'s
+ * (GCTR with inc32: one kernel call for the whole body), the GF(2^128) multiply-accumulate the kernel's
+ * POLYVAL (RFC 8452) through `polyvalOn`, in GHASH's bit order as RFC 8452 Appendix A says. A seal
+ * with a 12-byte nonce is five kernel calls at most: E(J0), the keystream, and up to three hash calls
+ * (long AAD, ciphertext, the partial blocks and the lengths); a short one (≤ 96 bytes, AAD ≤ 256) is two.
+ */
+import { checkBytes, checkKey, checkOptions, checkSide, checkStream } from '@x/aes-kernels/checks';
+import { type AesKernel, type AesKeyedKernel, polyvalOn, type Registry } from '@x/aes-kernels/hazmat';
+import { expandKey } from '@x/aes-keyschedule';
+import { CtrScratch, ctrXor } from '@x/ctr/hazmat';
+import { Ghash, polyvalKeyOfGhash, STAGE_BYTES, writeLengths } from './ghash.js';
+
+const PREFIX = '@x/gcm';
+
+/**
+ * The longest plaintext (and ciphertext) of one message: 2^39 − 256 bits (SP 800-38D §5.2.1.1), that is
+ * 2^32 − 2 blocks, so that the 32-bit counter never comes back to J0. Longer ones are refused.
+ *
+ * @example
+ * ```ts
+ * import { MAX_MESSAGE_BYTES } from '@x/gcm';
+ * if (file.length > MAX_MESSAGE_BYTES) throw new Error('split it: one GCM message holds at most 64 GiB − 32 bytes');
+ * ```
+ */
+export const MAX_MESSAGE_BYTES = 2 ** 36 - 32;
+
+/**
+ * Messages up to this many bytes take the short path: one keystream call from J0 gives E_K(J0) and the
+ * keystream together (a kernel call less), on a copy in the cipher's scratch, and the ciphertext is
+ * copied into the hash's scratch with the AAD and the length block (one hash call).
+ */
+const SHORT = 96;
+
+const EMPTY = new Uint8Array(0);
+
+/** Options of {@link newGcm}. */
+export interface GcmOptions {
+  /** Forces a kernel by name (see `kernels()`); else `X_AES_KERNEL`, else the best present. */
+  kernel?: string;
+  /** Bytes of tag, 12 to 16 (SP 800-38D §5.2.1.2); default 16. */
+  tagLength?: number;
+}
+
+/**
+ * An AES-GCM key bound to one kernel. Every method checks its arguments first and writes nothing when
+ * they are wrong; `seal` in place (`plaintext` the first bytes of `dst`) and `open` in place (`dst` the
+ * first bytes of `sealed`) work, any byteOffset works.
+ */
+export interface Gcm {
+  /** The kernel chosen at construction. */
+  readonly kernel: string;
+  /**
+   * Encrypts and authenticates: writes ciphertext ‖ tag to `dst`, which must be exactly
+   * `plaintext.length + tagLength` bytes. `nonce` is at least 1 byte (12 is the fast path and the one to
+   * use: never twice with one key); `aad` is authenticated, not encrypted.
+   */
+  seal(dst: Uint8Array, nonce: Uint8Array, plaintext: Uint8Array, aad?: Uint8Array): void;
+  /**
+   * Verifies and decrypts `sealed` (ciphertext ‖ tag) into `dst`, exactly `sealed.length − tagLength`
+   * bytes. The tag is checked in constant time before anything is written: on a wrong tag it throws
+   * `Error('@x/gcm: authentication failed')` and `dst` is untouched.
+   */
+  open(dst: Uint8Array, nonce: Uint8Array, sealed: Uint8Array, aad?: Uint8Array): void;
+  /** Wipes the round keys, the hash key and its powers, and the scratch. Every later call throws. */
+  dispose(): void;
+}
+
+/**
+ * The view of the first n bytes of an array, made again only when the array's memory or n changes: the
+ * kernels take whole arrays, and a new view per call would be an allocation per call. It holds the last
+ * caller buffer it viewed until the next call that needs another one, or dispose.
+ */
+class PrefixView {
+  #view: Uint8Array = EMPTY;
+
+  of(a: Uint8Array, n: number): Uint8Array {
+    if (n === a.length) return a;
+    const v = this.#view;
+    if (v.length === n && v.byteOffset === a.byteOffset && v.buffer === a.buffer) return v;
+    this.#view = new Uint8Array(a.buffer, a.byteOffset, n);
+    return this.#view;
+  }
+
+  clear(): void {
+    this.#view = EMPTY;
+  }
+}
+
+/** Whether bytes [0, an) of a and [0, bn) of b share memory. */
+function overlaps(a: Uint8Array, an: number, b: Uint8Array, bn: number): boolean {
+  if (an === 0 || bn === 0 || a.buffer !== b.buffer) return false;
+  return a.byteOffset < b.byteOffset + bn && b.byteOffset < a.byteOffset + an;
+}
+
+class GcmCipher implements Gcm {
+  readonly kernel: string;
+  readonly #tagLength: number;
+  #k: AesKeyedKernel | undefined;
+  readonly #ghash: Ghash;
+  readonly #ctr: CtrScratch;
+  /** J0, then E_K(J0) (the tag mask), then the counter block of the first keystream block, inc32(J0). */
+  readonly #j0 = new Uint8Array(16);
+  readonly #mask = new Uint8Array(16);
+  readonly #iv = new Uint8Array(16);
+  /** The tag computed by a call. */
+  readonly #tag = new Uint8Array(16);
+  /** Sixteen zero bytes (GHASH's output unmasked, for J0). */
+  readonly #zero = new Uint8Array(16);
+  /** The short path's E_K(J0) ‖ message, and `#shortViews[n]`: its first 16 + n bytes, made once. */
+  readonly #short = new Uint8Array(16 + SHORT);
+  readonly #shortViews: Uint8Array[] = [];
+  /**
+   * Views of caller buffers for the kernels: AAD's whole blocks, and C's in `seal` (of dst) and in `open`
+   * (of sealed), and all of C in `open`; one each, so that calls in turn of seal and open, each on its own
+   * buffers, make none.
+   */
+  readonly #aad = new PrefixView();
+  readonly #sealBlocks = new PrefixView();
+  readonly #openBlocks = new PrefixView();
+  readonly #openBody = new PrefixView();
+
+  constructor(kernel: AesKernel, key: Uint8Array, tagLength: number) {
+    const schedule = expandKey(key);
+    let k: AesKeyedKernel;
+    try {
+      k = kernel.load(schedule);
+    } finally {
+      schedule.wipe();
+    }
+    // H = E_K(0^128) (§6.4), and the POLYVAL key that computes GHASH_H (RFC 8452 Appendix A).
+    const h = new Uint8Array(16);
+    const polyvalKey = new Uint8Array(16);
+    try {
+      k.encryptBlocks(h, h);
+      polyvalKeyOfGhash(polyvalKey, h);
+      this.#ghash = new Ghash(polyvalOn(kernel, polyvalKey));
+    } catch (e) {
+      k.dispose();
+      throw e;
+    } finally {
+      h.fill(0);
+      polyvalKey.fill(0);
+    }
+    this.#k = k;
+    this.kernel = kernel.name;
+    this.#tagLength = tagLength;
+    this.#ctr = new CtrScratch(kernel.parallelBlocks);
+    for (let n = 0; n <= SHORT; n++) this.#shortViews.push(this.#short.subarray(0, 16 + n));
+  }
+
+  #live(): AesKeyedKernel {
+    const k = this.#k;
+    if (k === undefined) throw new Error(`${PREFIX}: cipher was disposed`);
+    return k;
+  }
+
+  seal(dst: Uint8Array, nonce: Uint8Array, plaintext: Uint8Array, aad: Uint8Array = EMPTY): void {
+    const k = this.#live();
+    checkBytes(PREFIX, 'dst', dst);
+    checkBytes(PREFIX, 'plaintext', plaintext);
+    const n = plaintext.length;
+    if (n > MAX_MESSAGE_BYTES) {
+      throw new RangeError(`${PREFIX}: plaintext is longer than 2^36 − 32 bytes (SP 800-38D §5.2.1.1)`);
+    }
+    if (dst.length !== n + this.#tagLength) {
+      throw new RangeError(
+        `${PREFIX}: dst must be plaintext.length + ${this.#tagLength} = ${n + this.#tagLength} bytes, got ${dst.length}`,
+      );
+    }
+    checkStream(PREFIX, dst, plaintext);
+    this.#checkSides(dst, nonce, aad);
+
+    this.#j0Of(nonce);
+    const t = this.#tagLength;
+    if (n <= SHORT) {
+      // One keystream call from J0 itself: E_K(J0) (the tag mask) ‖ C, in the cipher's scratch.
+      const buf = this.#short;
+      for (let i = 0; i < n; i++) buf[16 + i] = plaintext[i]!;
+      ctrXor(k, this.#ctr, this.#shortViews[n]!, this.#shortViews[n]!, this.#j0, 'be32');
+      for (let i = 0; i < n; i++) dst[i] = buf[16 + i]!;
+      this.#hash(aad, dst, n, this.#sealBlocks, false);
+      this.#ghash.digest(this.#tag, buf, t);
+    } else {
+      this.#maskAndCounter(k);
+      ctrXor(k, this.#ctr, dst, plaintext, this.#iv, 'be32');
+      this.#hash(aad, dst, n, this.#sealBlocks, true);
+      this.#ghash.digest(this.#tag, this.#mask, t);
+    }
+    for (let i = 0; i < t; i++) dst[n + i] = this.#tag[i]!;
+    this.#end();
+  }
+
+  open(dst: Uint8Array, nonce: Uint8Array, sealed: Uint8Array, aad: Uint8Array = EMPTY): void {
+    const k = this.#live();
+    checkBytes(PREFIX, 'dst', dst);
+    checkBytes(PREFIX, 'sealed', sealed);
+    const t = this.#tagLength;
+    if (sealed.length < t) {
+      throw new RangeError(`${PREFIX}: sealed is shorter than the ${t}-byte tag (${sealed.length} bytes)`);
+    }
+    const n = sealed.length - t;
+    if (n > MAX_MESSAGE_BYTES) {
+      throw new RangeError(`${PREFIX}: ciphertext is longer than 2^36 − 32 bytes (SP 800-38D §5.2.1.1)`);
+    }
+    if (dst.length !== n) {
+      throw new RangeError(`${PREFIX}: dst must be sealed.length − ${t} = ${n} bytes, got ${dst.length}`);
+    }
+    if (overlaps(dst, n, sealed, sealed.length) && dst.byteOffset !== sealed.byteOffset) {
+      throw new RangeError(`${PREFIX}: dst and sealed overlap without being the same bytes`);
+    }
+    this.#checkSides(dst, nonce, aad);
+
+    this.#j0Of(nonce);
+    this.#hash(aad, sealed, n, this.#openBlocks, false);
+    const tag = this.#tag;
+    const short = n <= SHORT;
+    const buf = this.#short;
+    if (short) {
+      // One keystream call from J0 itself: E_K(J0) ‖ P into the cipher's scratch, not into dst yet.
+      for (let i = 0; i < n; i++) buf[16 + i] = sealed[i]!;
+      ctrXor(k, this.#ctr, this.#shortViews[n]!, this.#shortViews[n]!, this.#j0, 'be32');
+      this.#ghash.digest(tag, buf, t);
+    } else {
+      this.#maskAndCounter(k);
+      this.#ghash.digest(tag, this.#mask, t);
+    }
+    // §7.2 step 8, in constant time: every byte compared, one branch on the outcome.
+    let diff = 0;
+    for (let i = 0; i < t; i++) diff |= tag[i]! ^ sealed[n + i]!;
+    if (diff !== 0) {
+      this.#end();
+      throw new Error(`${PREFIX}: authentication failed`);
+    }
+    if (short) for (let i = 0; i < n; i++) dst[i] = buf[16 + i]!;
+    else ctrXor(k, this.#ctr, dst, this.#openBody.of(sealed, n), this.#iv, 'be32');
+    this.#end();
+  }
+
+  /** The nonce (≥ 1 byte) and the AAD: Uint8Arrays that do not overlap the bytes written to `dst`. */
+  #checkSides(dst: Uint8Array, nonce: Uint8Array, aad: Uint8Array): void {
+    checkSide(PREFIX, 'nonce', nonce, dst, dst.length);
+    if (nonce.length === 0) throw new RangeError(`${PREFIX}: nonce must be at least 1 byte`);
+    checkSide(PREFIX, 'aad', aad, dst, dst.length);
+  }
+
+  /**
+   * J0 (§7.1 step 2): a 12-byte nonce gives J0 = nonce ‖ 0^31 ‖ 1; any other length J0 = GHASH(nonce ‖
+   * 0^(s+64) ‖ [len(nonce)]_64).
+   */
+  #j0Of(nonce: Uint8Array): void {
+    const j0 = this.#j0;
+    if (nonce.length === 12) {
+      for (let i = 0; i < 12; i++) j0[i] = nonce[i]!;
+      j0[12] = j0[13] = j0[14] = 0;
+      j0[15] = 1;
+    } else {
+      const g = this.#ghash;
+      g.reset();
+      g.stage(nonce, 0, nonce.length);
+      g.lengths(0, nonce.length);
+      g.digest(j0, this.#zero, 16);
+    }
+  }
+
+  /** E_K(J0) into the tag mask, and the counter block of the first keystream block, inc32(J0) (§6.2). */
+  #maskAndCounter(k: AesKeyedKernel): void {
+    const j0 = this.#j0;
+    k.encryptBlocks(this.#mask, j0);
+    // The last 4 bytes + 1 modulo 2^32, every byte touched whatever the carry.
+    const iv = this.#iv;
+    let carry = 1;
+    for (let i = 15; i >= 12; i--) {
+      carry += j0[i]!;
+      iv[i] = carry & 0xff;
+      carry >>>= 8;
+    }
+    for (let i = 0; i < 12; i++) iv[i] = j0[i]!;
+  }
+
+  /**
+   * GHASH of aad ‖ 0^v ‖ C ‖ 0^u ‖ lengths (§7.1 step 5), C being `c[0 .. n)`. Short AAD and short C
+   * are copied into the hash's scratch with the partial blocks and the length block; long ones go to the
+   * kernel where they are. `sealing`: `c` is `dst` of a seal, whose tag bytes may hold the length block
+   * for a moment when the tag is 16 bytes and C whole blocks, so that C and the lengths are one call.
+   */
+  #hash(aad: Uint8Array, c: Uint8Array, n: number, blocks: PrefixView, sealing: boolean): void {
+    const g = this.#ghash;
+    g.reset();
+    const a = aad.length;
+    if (a <= STAGE_BYTES) g.stage(aad, 0, a);
+    else {
+      const whole = a & ~15;
+      g.direct(this.#aad.of(aad, whole));
+      g.stage(aad, whole, a);
+    }
+    if (n <= SHORT) {
+      g.stage(c, 0, n);
+      g.lengths(a, n);
+      return;
+    }
+    const whole = n & ~15;
+    if (sealing && whole === n && c.length === n + 16) {
+      // c = C ‖ 16 tag bytes not written yet: the length block goes there, and c is hashed whole.
+      writeLengths(c, n, a, n);
+      g.direct(c);
+      return;
+    }
+    g.direct(blocks.of(c, whole));
+    g.stage(c, whole, n);
+    g.lengths(a, n);
+  }
+
+  /**
+   * Zeroes what a call leaves that is not public: the tag mask E_K(J0), GHASH's state, the tag, J0 and
+   * the counter (a function of H when the nonce is not 12 bytes), the short path's plaintext.
+   */
+  #end(): void {
+    this.#j0.fill(0);
+    this.#iv.fill(0);
+    this.#mask.fill(0);
+    this.#short.fill(0);
+    this.#tag.fill(0);
+    this.#ghash.acc.fill(0);
+  }
+
+  dispose(): void {
+    this.#k?.dispose();
+    if (this.#k !== undefined) this.#ghash.dispose();
+    this.#k = undefined;
+    this.#ctr.wipe();
+    this.#end();
+    this.#aad.clear();
+    this.#sealBlocks.clear();
+    this.#openBlocks.clear();
+    this.#openBody.clear();
+  }
+}
+
+/** TypeError/RangeError unless `options.tagLength` is absent or an integer from 12 to 16; the tag length. */
+function tagLengthOf(options: GcmOptions | undefined): number {
+  const t: unknown = options?.tagLength;
+  if (t === undefined) return 16;
+  if (typeof t !== 'number') throw new TypeError(`${PREFIX}: tagLength must be a number`);
+  if (!Number.isInteger(t) || t < 12 || t > 16) {
+    throw new RangeError(`${PREFIX}: tagLength must be an integer from 12 to 16 bytes, got ${t}`);
+  }
+  return t;
+}
+
+/**
+ * A GCM cipher on `kernel` itself, whatever the registry says: for tests that run the mode on kernels
+ * the registry does not list (a kernel reduced to its block primitives). Not exported from the package.
+ */
+export function newGcmOn(kernel: AesKernel, key: Uint8Array, options?: GcmOptions): Gcm {
+  checkKey(PREFIX, key);
+  checkOptions(PREFIX, options);
+  return new GcmCipher(kernel, key, tagLengthOf(options));
+}
+
+/** {@link newGcm} over the kernels of `registry` (all of them, or the portable one alone). */
+export function newGcmFrom(
+  registry: Pick<Registry, 'chooseKernel'>,
+  key: Uint8Array,
+  options: GcmOptions | undefined,
+): Gcm {
+  checkKey(PREFIX, key);
+  checkOptions(PREFIX, options);
+  const tagLength = tagLengthOf(options);
+  return new GcmCipher(registry.chooseKernel(PREFIX, options?.kernel), key, tagLength);
+}
