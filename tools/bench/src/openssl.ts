@@ -210,7 +210,7 @@ const OPERATIONS: Operation[] = [
 ];
 
 /** `openssl version`, or undefined when there is no openssl to run. */
-function opensslVersion(): string | undefined {
+export function opensslVersion(): string | undefined {
   try {
     return execFileSync('openssl', ['version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
   } catch {
@@ -234,7 +234,7 @@ export function parseOpensslSpeed(out: string): number {
 }
 
 /** One `openssl speed` run of about a second: bytes per second. */
-function opensslSpeed(args: string[]): number {
+export function opensslSpeed(args: string[]): number {
   const out = execFileSync('openssl', ['speed', '-elapsed', '-seconds', '1', '-evp', ...args], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],

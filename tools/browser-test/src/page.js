@@ -1,9 +1,13 @@
 // Runs in Chromium. Loaded by src/run.ts from a page whose import map points every @x package at its
 // built dist/. Exposes window.xaes.run(cases): each case runs through @x/cbc (with the kernel the page
-// asks for) and through the wasm-simd128 kernel contract directly; results go back as base64.
+// asks for), through the wasm-simd128 kernel contract directly, and through @x/ctr, @x/gcm and @x/hctr2
+// (the kernel's ctr and POLYVAL); results go back as base64.
 import { kernels, newCipher } from '@x/cbc';
 import { expandKey } from '@x/aes-keyschedule';
 import { init, kernel as wasmKernel } from '@x/aes-wasm-kernel';
+import { newCtr } from '@x/ctr';
+import { newGcm } from '@x/gcm';
+import { newHctr2 } from '@x/hctr2';
 
 const fromB64 = (s) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
 function toB64(b) {
@@ -59,10 +63,66 @@ function kernelCipher(key) {
   };
 }
 
+/**
+ * CTR, GCM and HCTR2 of one case on `kernel`: the CTR keystream over the data from `iv`; GCM sealed with
+ * the first 12 bytes of `iv` as nonce and the first 20 bytes of `ivs` (or less) as AAD, then opened again,
+ * and opened once more with a flipped tag bit (which must throw and leave dst untouched); HCTR2 with the
+ * first 32 bytes of `ivs` (or less) as tweak, whole data, and decrypted back.
+ */
+function modes(k, kernel) {
+  const key = fromB64(k.key),
+    iv = fromB64(k.iv),
+    ivs = fromB64(k.ivs);
+  const data = at(fromB64(k.data), k.offset);
+  const out = {};
+  const options = kernel ? { kernel } : undefined;
+  const ctr = newCtr(key, options);
+  const ctrOut = new Uint8Array(data.length);
+  ctr.xorKeyStream(ctrOut, data, iv);
+  out.ctr = toB64(ctrOut);
+  ctr.dispose();
+
+  const gcm = newGcm(key, options);
+  const nonce = iv.subarray(0, 12),
+    aad = ivs.subarray(0, 20);
+  const sealed = new Uint8Array(data.length + 16);
+  gcm.seal(sealed, nonce, data, aad);
+  out.gcmSeal = toB64(sealed);
+  const opened = new Uint8Array(data.length);
+  gcm.open(opened, nonce, sealed, aad);
+  out.gcmOpen = toB64(opened);
+  sealed[sealed.length - 1] ^= 1;
+  const untouched = new Uint8Array(data.length).fill(7);
+  try {
+    gcm.open(untouched, nonce, sealed, aad);
+    out.gcmForgery = 'accepted';
+  } catch (e) {
+    out.gcmForgery = `${e?.message}${untouched.every((b) => b === 7) ? '' : ', dst written'}`;
+  }
+  gcm.dispose();
+
+  const hctr2 = newHctr2(key, options);
+  const tweak = ivs.subarray(0, 32);
+  const enc = new Uint8Array(data.length);
+  hctr2.encrypt(enc, data, tweak);
+  out.hctr2 = toB64(enc);
+  hctr2.decrypt(enc, enc, tweak);
+  out.hctr2Back = toB64(enc);
+  hctr2.dispose();
+  return { kernel: ctr.kernel, out };
+}
+
 window.xaes = {
   async run({ cases, kernel, callInit }) {
     if (callInit) await init();
-    const result = { kernels: kernels(), wasmAvailable: wasmKernel.isAvailable(), viaCbc: [], direct: [], errors: [] };
+    const result = {
+      kernels: kernels(),
+      wasmAvailable: wasmKernel.isAvailable(),
+      viaCbc: [],
+      direct: [],
+      modes: [],
+      errors: [],
+    };
     for (const k of cases) {
       try {
         const c = newCipher(fromB64(k.key), kernel ? { kernel } : undefined);
@@ -70,6 +130,11 @@ window.xaes = {
         c.dispose();
       } catch (e) {
         result.errors.push(`@x/cbc: ${e?.message}`);
+      }
+      try {
+        result.modes.push(modes(k, kernel));
+      } catch (e) {
+        result.errors.push(`modes: ${e?.message}`);
       }
       if (result.wasmAvailable) {
         const d = kernelCipher(fromB64(k.key));

@@ -1,14 +1,15 @@
 /**
  * The browser test: serves the built dist/ of every @x package from a node:http server on 127.0.0.1
  * (an import map resolves the bare names), drives Debian's Chromium headless through playwright-core,
- * and checks NIST vectors and random cases through @x/cbc on the wasm-simd128 kernel against results
- * computed here with node:crypto. A second page, served with a Content-Security-Policy that forbids
+ * and checks NIST vectors and random cases through @x/cbc, @x/ctr, @x/gcm and @x/hctr2 on the wasm-simd128
+ * kernel against results computed here with node:crypto (HCTR2, which OpenSSL lacks: @x/hctr2 on the
+ * portable kernel). A second page, served with a Content-Security-Policy that forbids
  * WebAssembly compilation, checks that @x/cbc falls back to the portable kernel and says so.
  *
  * Without /usr/bin/chromium the test prints that it is skipped and exits 0, except under CI=true, where
  * that is a failure.
  */
-import { randomBytes, randomInt } from 'node:crypto';
+import { createCipheriv, randomBytes, randomInt } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
@@ -26,6 +27,7 @@ import {
   SP800_38A_PLAINTEXT,
   toHex,
 } from '@x/testkit';
+import { newHctr2 } from '@x/hctr2';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const PACKAGES = join(ROOT, 'packages');
@@ -51,6 +53,28 @@ interface Case {
   offset: number;
   sectorSize: number;
   expected: Record<string, string>;
+  /** What page.js's `modes` must give: CTR and GCM from node:crypto, HCTR2 from @x/hctr2 on the portable kernel. */
+  modes: Record<string, string>;
+}
+
+/** The expected results of page.js's `modes` for one case (see there for what each is). */
+function expectedModes(key: Uint8Array, iv: Uint8Array, ivs: Uint8Array, data: Uint8Array): Record<string, string> {
+  const bits = key.length * 8;
+  const gcm = createCipheriv(`aes-${bits}-gcm` as 'aes-128-gcm', key, iv.subarray(0, 12));
+  gcm.setAAD(ivs.subarray(0, 20));
+  const sealed = Buffer.concat([gcm.update(data), gcm.final(), gcm.getAuthTag()]);
+  const h = newHctr2(key, { kernel: 'portable' });
+  const hctr2 = new Uint8Array(data.length);
+  h.encrypt(hctr2, data, ivs.subarray(0, 32));
+  h.dispose();
+  return {
+    ctr: b64(createCipheriv(`aes-${bits}-ctr`, key, iv).update(data)),
+    gcmSeal: b64(sealed),
+    gcmOpen: b64(data),
+    gcmForgery: '@x/gcm: authentication failed',
+    hctr2: b64(hctr2),
+    hctr2Back: b64(data),
+  };
 }
 
 const b64 = (b: Uint8Array) => Buffer.from(b).toString('base64');
@@ -73,6 +97,7 @@ function makeCase(key: Uint8Array, iv: Uint8Array, data: Uint8Array, sectorSize:
       decryptSectors: b64(refCbcSectors(false, key, data, sectorSize, ivs)),
       decryptInPlace: b64(decrypted),
     },
+    modes: expectedModes(key, iv, ivs, data),
   };
 }
 
@@ -196,6 +221,7 @@ interface PageResult {
   wasmAvailable: boolean;
   viaCbc: { kernel: string; out: Record<string, string> }[];
   direct: { kernel: string; out: Record<string, string> }[];
+  modes: { kernel: string; out: Record<string, string> }[];
   errors: string[];
 }
 
@@ -204,6 +230,7 @@ function check(
   all: Case[],
   results: { kernel: string; out: Record<string, string> }[],
   kernel: string,
+  expected: (c: Case) => Record<string, string> = (c) => c.expected,
 ): number {
   let failures = 0;
   if (results.length !== all.length) {
@@ -216,7 +243,7 @@ function check(
       failures++;
       console.error(`  ${label} case ${i}: kernel is ${r.kernel}, expected ${kernel}`);
     }
-    for (const [op, want] of Object.entries(c.expected)) {
+    for (const [op, want] of Object.entries(expected(c))) {
       if (r.out[op] !== want) {
         failures++;
         console.error(
@@ -234,7 +261,16 @@ async function main(): Promise<void> {
     console.log(`@x/browser-test: skipped, ${CHROMIUM} is not installed`);
     return;
   }
-  for (const dir of ['cbc', 'aes-kernels', 'aes-keyschedule', 'aes-wasm-kernel', 'aes-portable']) {
+  for (const dir of [
+    'cbc',
+    'ctr',
+    'gcm',
+    'hctr2',
+    'aes-kernels',
+    'aes-keyschedule',
+    'aes-wasm-kernel',
+    'aes-portable',
+  ]) {
     if (!existsSync(join(PACKAGES, dir, 'dist', 'index.js')))
       fail(`packages/${dir}/dist is missing: run npm run build first`);
   }
@@ -278,7 +314,11 @@ async function main(): Promise<void> {
     console.log(`${all.length} cases × 6 operations through @x/cbc with kernel ${KERNEL}: ${viaCbc ? 'FAIL' : 'ok'}`);
     const direct = check('kernel', all, main.direct, 'wasm-simd128 (direct)');
     console.log(`${all.length} cases × 6 operations through the ${KERNEL} kernel contract: ${direct ? 'FAIL' : 'ok'}`);
-    failures = viaCbc + direct;
+    const modes = check('modes', all, main.modes, KERNEL, (c) => c.modes);
+    console.log(
+      `${all.length} cases × CTR, GCM seal/open/forgery, HCTR2 through @x/ctr, @x/gcm, @x/hctr2 with kernel ${KERNEL}: ${modes ? 'FAIL' : 'ok'}`,
+    );
+    failures = viaCbc + direct + modes;
 
     // Without init(): whether this Chromium compiles the module synchronously on the main thread.
     const sync = await run('/', undefined, false);
@@ -291,6 +331,7 @@ async function main(): Promise<void> {
     let cspFailures = csp.errors.length + (csp.wasmAvailable ? 1 : 0);
     if (csp.wasmAvailable) console.error('  under CSP: the wasm kernel claims to be available');
     cspFailures += check('@x/cbc under CSP', all.slice(0, 6), csp.viaCbc.slice(0, 6), 'portable');
+    cspFailures += check('modes under CSP', all.slice(0, 6), csp.modes.slice(0, 6), 'portable', (c) => c.modes);
     console.log(
       `CSP without 'wasm-unsafe-eval': falls back to ${csp.viaCbc[0]?.kernel}: ${cspFailures ? 'FAIL' : 'ok'}`,
     );
