@@ -5,7 +5,7 @@
  * at bytes 16r .. 16r+15; `dk` is the schedule of the equivalent inverse cipher of FIPS 197 §5.3.5 in the
  * order it is applied. Both hold rounds + 1 round keys; rounds is 10, 12 or 14.
  *
- * Lengths are in 16-byte blocks. `dst` and `src` are either the same bytes or do not overlap at all; every
+ * Lengths are in 16-byte blocks (CTR's in bytes). `dst` and `src` are either the same bytes or do not overlap at all; every
  * kernel reads the blocks it needs before it writes over them, so "in place" is safe.
  */
 #ifndef X_AES_ARM64_H
@@ -47,5 +47,21 @@ void aes_arm64_xts_encrypt(const uint8_t *rk, int rounds, uint8_t *dst, const ui
                            size_t unit_blocks, const uint8_t *tweaks);
 void aes_arm64_xts_decrypt(const uint8_t *dk, int rounds, uint8_t *dst, const uint8_t *src, size_t units,
                            size_t unit_blocks, const uint8_t *tweaks);
+/*
+ * CTR (NIST SP 800-38A §6.5): the keystream of counter blocks from the 16-byte `iv` XORed into `dst` for
+ * `len` bytes (any length, the last block partial). `counter` is AES_NATIVE_CTR_BE128 (iv + j modulo 2^128,
+ * big-endian), AES_NATIVE_CTR_BE32 (GCM's inc32: the last 4 bytes + j modulo 2^32) or AES_NATIVE_CTR_XCTR
+ * (HCTR2's iv ^ le128(j + 1)), from aes_native.h. Eight blocks interleaved, then the tail.
+ */
+void aes_arm64_ctr(const uint8_t *rk, int rounds, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv,
+                   int counter);
+/*
+ * POLYVAL (RFC 8452 §3) with PMULL/PMULL2. polyval_init fills `table` (16-byte aligned; 192 of the
+ * AES_NATIVE_POLYVAL_TABLE_BYTES are used) with H^1 .. H^8 and their Karatsuba halves; polyval_update does
+ * acc = (acc ^ X) · H · x^-128 for each block X of `data` (byte-reversed first when `reversed`: GHASH, RFC 8452
+ * Appendix A), eight blocks per reduction. Constant time.
+ */
+void aes_arm64_polyval_init(uint8_t *table, const uint8_t *h);
+void aes_arm64_polyval_update(const uint8_t *table, uint8_t *acc, const uint8_t *data, size_t blocks, int reversed);
 
 #endif
