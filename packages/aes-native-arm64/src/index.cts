@@ -19,7 +19,7 @@ const { kernel, nativeCallCount } = native.createNativeKernel({
   prefix: '@x/aes-native-arm64',
   dir: path.join(__dirname, '..'),
   parallelBlocks: 8,
-  noPath: 'this CPU has no AES instructions (FEAT_AES)',
+  noPath: 'this CPU lacks the AES or PMULL instructions (FEAT_AES, FEAT_PMULL)',
 });
 
 /** The exports of `@x/aes-native-arm64`. */
