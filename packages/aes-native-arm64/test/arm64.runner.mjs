@@ -3,12 +3,13 @@
  * with node:test (no `--test`: its child processes would need binfmt_misc to start the arm64 binary).
  *
  * Runs the kernel conformance suite of @x/testkit on kernel native-arm64, then, when they were compiled,
- * the conformance suites of @x/cbc and @x/xts (packages/{cbc,xts}/test/conformance.ts) with kernel
+ * the conformance suites of @x/cbc, @x/xts, @x/ctr, @x/gcm and @x/hctr2 (packages/<mode>/test/conformance.ts) with kernel
  * `native-arm64`, and again on the kernel's block primitives alone (the modes' generic code over its
  * encryptBlocks/decryptBlocks; about 25 s more under emulation, X_AES_TEST_GENERIC=0 leaves it out); all
  * compiled to JS by the script into X_AES_TEST_JS. The same property runs (60) and Monte
  * Carlo iterations (100) as on x64, except @x/xts's suite, whose properties run X_AES_TEST_XTS_RUNS times
- * (default 20: its cases are up to 80 KiB each, checked against node:crypto, slow under emulation).
+ * (default 20: its cases are up to 80 KiB each, checked against node:crypto, slow under emulation), and
+ * @x/gcm's, X_AES_TEST_GCM_RUNS times (default 20).
  * X_AES_TEST_RUNS and X_AES_TEST_MCT lower the others.
  */
 import { existsSync } from 'node:fs';
@@ -28,6 +29,8 @@ const { kernel, nativeCallCount } = require('@x/aes-native-arm64');
 const { blocksOnly, kernelConformance } = await import(
   pathToFileURL(path.join(js, 'tools', 'testkit', 'src', 'index.js')).href
 );
+const ctrApi = await import('@x/ctr');
+const gcmApi = await import('@x/gcm');
 
 describe('native-arm64 under arm64', () => {
   it('runs on arm64 with the AES instructions', () => {
@@ -122,6 +125,45 @@ if (xts) {
     const primitives = blocksOnly(kernel);
     xts.xtsConformance(
       { name: primitives.name, make: (key) => newXtsOn(primitives, key) },
+      { describe, it },
+      { ...options, inputRules: false },
+    );
+  }
+}
+
+const ctr = await modeSuite('ctr');
+if (ctr) {
+  ctr.ctrConformance(
+    { name: 'native-arm64', make: (key) => ctrApi.newCtr(key, { kernel: 'native-arm64' }) },
+    { describe, it },
+    { runs },
+  );
+  if (generic) {
+    const { newCtrOn } = await internal('ctr', 'ctr.js');
+    const primitives = blocksOnly(kernel);
+    ctr.ctrConformance({ name: primitives.name, make: (key) => newCtrOn(primitives, key) }, { describe, it }, { runs });
+  }
+}
+
+const gcm = await modeSuite('gcm');
+if (gcm) {
+  const vectorsDir = pathToFileURL(path.join(packagesDir, 'gcm', 'test', 'vectors') + path.sep);
+  const options = { runs: Number(process.env.X_AES_TEST_GCM_RUNS || 20), vectorsDir };
+  const { parallelBlocks } = kernel;
+  gcm.gcmConformance(
+    {
+      name: 'native-arm64',
+      parallelBlocks,
+      make: (key, o) => gcmApi.newGcm(key, { ...o, kernel: 'native-arm64' }),
+    },
+    { describe, it },
+    options,
+  );
+  if (generic) {
+    const { newGcmOn } = await internal('gcm', 'gcm.js');
+    const primitives = blocksOnly(kernel);
+    gcm.gcmConformance(
+      { name: primitives.name, parallelBlocks, make: (key, o) => newGcmOn(primitives, key, o) },
       { describe, it },
       { ...options, inputRules: false },
     );
