@@ -128,6 +128,28 @@ export interface AesFastPaths {
    * need not be whole blocks.
    */
   ctr?(dst: Uint8Array, src: Uint8Array, iv: Uint8Array, counter: CtrCounter): void;
+  /**
+   * HCTR2 (Crowley, Huckleberry, Biggers, ePrint 2021/1441 §3) of `src.length / unitSize` messages of
+   * `unitSize` bytes (at least 16; one message of any length is `unitSize === src.length`), this kernel's
+   * key as K, message u with the tweak `tweaks[u·tweakBytes .. (u+1)·tweakBytes)`. `hash` is what this same
+   * kernel's `loadPolyval` returned for hbar = E_K(0^128), `start` (16 bytes) is POLYVAL's state after the
+   * length block bin(2·8·tweakBytes + 2 + (unitSize mod 16 ≠ 0)), and `l` is E_K(bin(1)). For each message,
+   * with R its bytes after the first block and H(X) POLYVAL from `start` over pad(tweak) ‖ X (X padded with
+   * 0x01 then zeros when it is not whole blocks): Xf = first ^ H(R); Y = E_K(Xf), or D_K(Xf) to `decrypt`;
+   * R' = R ^ XCTR_K(Xf ^ Y ^ l) (counter 'xctr'); first' = Y ^ H(R'); the output is first' ‖ R'. One call
+   * for many disk sectors; the mode's generic version does the same with `ctr`, `encryptBlocks` and `hash`.
+   */
+  hctr2?(
+    dst: Uint8Array,
+    src: Uint8Array,
+    unitSize: number,
+    tweaks: Uint8Array,
+    tweakBytes: number,
+    hash: PolyvalKernel,
+    start: Uint8Array,
+    l: Uint8Array,
+    decrypt: boolean,
+  ): void;
 }
 
 /** A kernel bound to one key: the block primitives, and whichever fast paths the kernel has. */
@@ -141,6 +163,7 @@ export const FAST_PATHS = [
   'xtsEncrypt',
   'xtsDecrypt',
   'ctr',
+  'hctr2',
 ] as const;
 
 /** One of {@link FAST_PATHS}. */

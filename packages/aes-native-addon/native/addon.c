@@ -4,7 +4,6 @@
  * aes_native.h).
  *
  * Exports:
- *   paths()                        every path the kernel was built with, best first: [{ name, available }]
  *   paths()                        every path the kernel was built with, best first:
  *                                  [{ name, available, ctr, polyval }] (ctr, polyval: whether the path has
  *                                  those entries; the kernel leaves them NULL where it has not)
@@ -15,6 +14,9 @@
  *                                  xtsDecrypt) and dispose, each one native call
  *   KeyedCtr(…)                    the same class with one more method, ctr(dst, src, iv, counter), for the
  *                                  paths that have a `ctr` entry (so that the others have no `ctr` at all)
+ *   KeyedHctr2(…)                  KeyedCtr with hctr2(dst, src, unitSize, tweaks, tweakBytes, hash, start, l,
+ *                                  decrypt) too (HCTR2 of many messages in one call, over the path's ctr
+ *                                  and POLYVAL entries), for the paths that have both
  *   Polyval(h, path)               a class; each instance holds the POLYVAL key table of the hash key `h`
  *                                  (16 bytes) for the path at index `path` (one with polyval entries):
  *                                  update(acc, data, reversed) and dispose, each one native call
@@ -264,6 +266,141 @@ static napi_value m_ctr(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+/* The state behind one Polyval instance: the path's key table (aes_native.h), and the path. */
+typedef struct {
+  uint32_t tag; /* POLYVAL_TAG */
+  int live;     /* 0 once wiped */
+  const aes_native_path *path;
+  uint8_t table[AES_NATIVE_POLYVAL_TABLE_BYTES] __attribute__((aligned(64)));
+} polyval_t;
+
+/*
+ * The Polyval state of a `hash` argument: a Polyval instance of this addon (by its tag), not disposed;
+ * NULL (and a pending exception) otherwise.
+ */
+static const polyval_t *get_polyval(napi_env env, napi_value v) {
+  void *data = NULL;
+  if (napi_unwrap(env, v, &data) != napi_ok || data == NULL || *(const uint32_t *)data != POLYVAL_TAG) {
+    throw_error(env, 0, "hash must be a native POLYVAL key of this kernel");
+    return NULL;
+  }
+  const polyval_t *h = data;
+  if (!h->live) {
+    char buf[160];
+    napi_throw_error(env, NULL, message(buf, sizeof buf, "the POLYVAL key was disposed"));
+    return NULL;
+  }
+  return h;
+}
+
+/*
+ * POLYVAL (RFC 8452 §3) continued over `n` bytes of `data`: its whole blocks in place, then a last partial
+ * block through `tmp` (16 bytes), padded with `pad` and zeros (HCTR2 §3: 0 for pad(T), 0x01 for
+ * pad(M ‖ 0x01)). Lengths only decide what runs.
+ */
+static void hctr2_hash(const aes_native_path *p, const uint8_t *table, uint8_t *acc, const uint8_t *data, size_t n,
+                       uint8_t pad, uint8_t *tmp) {
+  const size_t whole = n / 16, rem = n % 16;
+  if (whole != 0) p->polyval_update(table, acc, data, whole, 0);
+  if (rem != 0) {
+    memset(tmp, 0, 16);
+    memcpy(tmp, data + 16 * whole, rem);
+    tmp[rem] = pad;
+    p->polyval_update(table, acc, tmp, 1, 0);
+  }
+}
+
+/* Messages whose one-block AES calls run as one batch: the stack holds X, Y and the tweak state of each. */
+#define HCTR2_GROUP 8
+
+/*
+ * hctr2(dst, src, unitSize, tweaks, tweakBytes, hash, start, l, decrypt): HCTR2 (Crowley, Huckleberry,
+ * Biggers, ePrint 2021/1441 §3) of src.length / unitSize messages, message u under the tweak
+ * tweaks[u·tweakBytes ..], in one native call over the path's own ctr, polyval_update and block entries.
+ * `hash` is the Polyval instance of hbar = E_K(0), `start` POLYVAL's state after the length block, `l` =
+ * E_K(bin(1)). Per message, with R its bytes after the first block and H(X) POLYVAL from `start` over
+ * pad(tweak) ‖ X (X padded with 0x01 then zeros when not whole blocks):
+ *   Xf = first ^ H(R);  Y = E_K(Xf) (D_K to decrypt);  R' = R ^ XCTR_K(Xf ^ Y ^ l);  first' = Y ^ H(R').
+ * Messages go HCTR2_GROUP at a time: the first hash of each, one batched E_K (or D_K) of their Xf, then
+ * XCTR, the second hash (from the tweak state kept on the stack) and the first block of each. In place
+ * works: a message's first block and R are read (hashed) before anything of it is written, and ctr reads
+ * each block before it writes it. Every stack temporary is wiped before returning.
+ */
+static napi_value m_hctr2(napi_env env, napi_callback_info info) {
+  napi_value argv[9];
+  uint8_t *dst, *src, *tweaks, *start, *l;
+  size_t dlen, slen, tweaks_len, start_len, l_len;
+  uint32_t unit, tweak_bytes;
+  bool decrypt;
+  keyed_t *s = enter(env, info, 9, argv);
+  if (s == NULL || !get_bytes(env, argv[0], &dst, &dlen) || !get_bytes(env, argv[1], &src, &slen)) return NULL;
+  if (napi_get_value_uint32(env, argv[2], &unit) != napi_ok) return throw_error(env, 0, "unitSize must be a number");
+  if (!get_bytes(env, argv[3], &tweaks, &tweaks_len)) return NULL;
+  if (napi_get_value_uint32(env, argv[4], &tweak_bytes) != napi_ok) {
+    return throw_error(env, 0, "tweakBytes must be a number");
+  }
+  const polyval_t *hash = get_polyval(env, argv[5]);
+  if (hash == NULL || !get_bytes(env, argv[6], &start, &start_len) || !get_bytes(env, argv[7], &l, &l_len)) {
+    return NULL;
+  }
+  if (napi_get_value_bool(env, argv[8], &decrypt) != napi_ok) return throw_error(env, 0, "decrypt must be a boolean");
+  if (dlen < slen) return throw_error(env, 1, "dst must be at least as long as src");
+  if (unit < 16 || slen % unit != 0) return throw_error(env, 1, "src must be whole messages of at least 16 bytes");
+  const size_t count = slen / unit;
+  if (tweak_bytes != 0 && tweaks_len / tweak_bytes < count) {
+    return throw_error(env, 1, "tweaks must hold tweakBytes bytes per message");
+  }
+  if (start_len < 16 || l_len < 16) return throw_error(env, 1, "start and l must be 16 bytes");
+  const aes_native_path *p = s->path;
+  if (p->ctr == NULL) return throw_error(env, 0, "this path has no ctr");
+  /* The table's layout is its own path's: hash it with that path's update. */
+  const aes_native_path *hp = hash->path;
+  const uint8_t *table = hash->table;
+  const size_t n = unit - 16;
+  uint8_t x[16 * HCTR2_GROUP] __attribute__((aligned(16)));
+  uint8_t y[16 * HCTR2_GROUP] __attribute__((aligned(16)));
+  uint8_t ts[16 * HCTR2_GROUP] __attribute__((aligned(16)));
+  uint8_t acc[16] __attribute__((aligned(16)));
+  uint8_t tmp[16] __attribute__((aligned(16)));
+  uint8_t iv[16] __attribute__((aligned(16)));
+  for (size_t g = 0; g < count; g += HCTR2_GROUP) {
+    const size_t m = count - g < HCTR2_GROUP ? count - g : HCTR2_GROUP;
+    /* Xf = first ^ H(R), keeping POLYVAL's state after pad(tweak) for the second hash. */
+    for (size_t j = 0; j < m; j++) {
+      const uint8_t *in = src + (g + j) * unit;
+      memcpy(acc, start, 16);
+      hctr2_hash(hp, table, acc, tweaks + (g + j) * tweak_bytes, tweak_bytes, 0, tmp);
+      memcpy(ts + 16 * j, acc, 16);
+      hctr2_hash(hp, table, acc, in + 16, n, 1, tmp);
+      for (size_t i = 0; i < 16; i++) x[16 * j + i] = in[i] ^ acc[i];
+    }
+    /* Y = E_K(Xf), or D_K(Xf) to decrypt: one call for the group. */
+    if (decrypt)
+      p->decrypt_blocks(s->dk, s->rounds, y, x, m);
+    else
+      p->encrypt_blocks(s->ek, s->rounds, y, x, m);
+    /* R' = R ^ XCTR_K(Xf ^ Y ^ l); first' = Y ^ H(R'). */
+    for (size_t j = 0; j < m; j++) {
+      const uint8_t *in = src + (g + j) * unit;
+      uint8_t *out = dst + (g + j) * unit;
+      for (size_t i = 0; i < 16; i++) iv[i] = x[16 * j + i] ^ y[16 * j + i] ^ l[i];
+      if (n != 0) p->ctr(s->ek, s->rounds, out + 16, in + 16, n, iv, AES_NATIVE_CTR_XCTR);
+      memcpy(acc, ts + 16 * j, 16);
+      hctr2_hash(hp, table, acc, out + 16, n, 1, tmp);
+      for (size_t i = 0; i < 16; i++) out[i] = y[16 * j + i] ^ acc[i];
+    }
+  }
+  /* The groups used only the first `used` bytes of x, y and ts (a short call: fewer stores to wipe). */
+  const size_t used = 16 * (count < HCTR2_GROUP ? count : HCTR2_GROUP);
+  wipe(x, used);
+  wipe(y, used);
+  wipe(ts, used);
+  wipe(acc, sizeof acc);
+  wipe(tmp, sizeof tmp);
+  wipe(iv, sizeof iv);
+  return NULL;
+}
+
 /* dispose(): wipes the round keys now rather than at garbage collection. */
 static napi_value m_dispose(napi_env env, napi_callback_info info) {
   size_t argc = 0;
@@ -329,14 +466,6 @@ static napi_value keyed_construct(napi_env env, napi_callback_info info) {
   }
   return self;
 }
-
-/* The state behind one Polyval instance: the path's key table (aes_native.h), and the path. */
-typedef struct {
-  uint32_t tag; /* POLYVAL_TAG */
-  int live;     /* 0 once wiped */
-  const aes_native_path *path;
-  uint8_t table[AES_NATIVE_POLYVAL_TABLE_BYTES] __attribute__((aligned(64)));
-} polyval_t;
 
 static void polyval_wipe(polyval_t *s) {
   wipe(s->table, sizeof s->table);
@@ -469,7 +598,10 @@ NAPI_MODULE_INIT() {
   napi_set_named_property(env, exports, "paths", fn);
   napi_create_function(env, "calls", NAPI_AUTO_LENGTH, calls, NULL, &fn);
   napi_set_named_property(env, exports, "calls", fn);
-  /* KeyedCtr's methods are Keyed's and ctr, the last entry (Keyed defines all but it). */
+  /*
+   * Keyed defines all but the last two entries; KeyedCtr adds ctr, and KeyedHctr2 both ctr and hctr2 (for
+   * the paths that also have POLYVAL), so that a path's objects have exactly the methods it can run.
+   */
   const napi_property_descriptor methods[] = {
       {"rounds", NULL, NULL, m_rounds, NULL, NULL, napi_enumerable, NULL},
       {"encryptBlocks", NULL, m_encrypt_blocks, NULL, NULL, NULL, napi_default, NULL},
@@ -481,18 +613,17 @@ NAPI_MODULE_INIT() {
       {"xtsDecrypt", NULL, m_xts_decrypt, NULL, NULL, NULL, napi_default, NULL},
       {"dispose", NULL, m_dispose, NULL, NULL, NULL, napi_default, NULL},
       {"ctr", NULL, m_ctr, NULL, NULL, NULL, napi_default, NULL},
+      {"hctr2", NULL, m_hctr2, NULL, NULL, NULL, napi_default, NULL},
   };
   const size_t n = sizeof methods / sizeof methods[0];
-  if (napi_define_class(env, "NativeKeyedKernel", NAPI_AUTO_LENGTH, keyed_construct, NULL, n - 1, methods, &cls) !=
-      napi_ok) {
-    return NULL;
+  const char *const classes[] = {"Keyed", "KeyedCtr", "KeyedHctr2"};
+  for (size_t c = 0; c < 3; c++) {
+    if (napi_define_class(env, "NativeKeyedKernel", NAPI_AUTO_LENGTH, keyed_construct, NULL, n - 2 + c, methods,
+                          &cls) != napi_ok) {
+      return NULL;
+    }
+    napi_set_named_property(env, exports, classes[c], cls);
   }
-  napi_set_named_property(env, exports, "Keyed", cls);
-  if (napi_define_class(env, "NativeKeyedKernel", NAPI_AUTO_LENGTH, keyed_construct, NULL, n, methods, &cls) !=
-      napi_ok) {
-    return NULL;
-  }
-  napi_set_named_property(env, exports, "KeyedCtr", cls);
   const napi_property_descriptor polyval_methods[] = {
       {"update", NULL, m_polyval_update, NULL, NULL, NULL, napi_default, NULL},
       {"dispose", NULL, m_polyval_dispose, NULL, NULL, NULL, napi_default, NULL},

@@ -36,9 +36,13 @@ type KeyedClass = new (rounds: number, ek: Uint8Array, dk: Uint8Array, path: num
 interface Binding {
   paths(): BuiltPath[];
   calls(): number;
-  /** Keyed kernels of the paths without a `ctr` entry, and of those with one (the same class plus `ctr`). */
+  /**
+   * Keyed kernels of the paths without a `ctr` entry, of those with one (the same class plus `ctr`), and
+   * of those with `ctr` and POLYVAL (plus `ctr` and `hctr2`).
+   */
   Keyed: KeyedClass;
   KeyedCtr: KeyedClass;
+  KeyedHctr2: KeyedClass;
   Polyval: new (h: Uint8Array, path: number) => NativePolyval;
 }
 
@@ -84,6 +88,9 @@ function createNativeKernel<Name extends string>(options: NativeKernelOptions<Na
         const missing: string[] = METHODS.filter((m) => typeof proto?.[m] !== 'function');
         if (typeof (b.KeyedCtr?.prototype as Record<string, unknown> | undefined)?.ctr !== 'function') {
           missing.push('ctr');
+        }
+        if (typeof (b.KeyedHctr2?.prototype as Record<string, unknown> | undefined)?.hctr2 !== 'function') {
+          missing.push('hctr2');
         }
         if (typeof (b.Polyval?.prototype as Record<string, unknown> | undefined)?.update !== 'function') {
           missing.push('Polyval');
@@ -147,10 +154,10 @@ function createNativeKernel<Name extends string>(options: NativeKernelOptions<Na
           const why = c.message.startsWith(`${prefix}: `) ? c.message.slice(prefix.length + 2) : c.message;
           throw new Error(`${prefix}: kernel ${name} is not available here: ${why}`, { cause: c });
         }
-        const { Keyed, KeyedCtr } = binding as Binding;
+        const { Keyed, KeyedCtr, KeyedHctr2 } = binding as Binding;
         // The native object copies both schedules (FIPS 197 §5.2 and §5.3.5) into memory it wipes on dispose;
-        // it has a `ctr` method exactly when the path has that entry.
-        const Class = built[c].ctr ? KeyedCtr : Keyed;
+        // it has a `ctr` method exactly when the path has that entry, and `hctr2` when it has POLYVAL too.
+        const Class = built[c].ctr ? (built[c].polyval ? KeyedHctr2 : KeyedCtr) : Keyed;
         return new Class(schedule.rounds, schedule.encryptionKeys, schedule.decryptionKeys, c);
       },
       /*

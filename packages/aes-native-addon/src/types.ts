@@ -31,6 +31,23 @@ export interface NativeKeyedKernel {
    * + j mod 2^32 (GCM, SP 800-38D §6.2), `'xctr'` iv ^ le128(j + 1) (HCTR2).
    */
   ctr?(dst: Uint8Array, src: Uint8Array, iv: Uint8Array, counter: 'be128' | 'be32' | 'xctr'): void;
+  /**
+   * Where the path has `ctr` and POLYVAL: HCTR2 (ePrint 2021/1441 §3) of `src.length / unitSize` messages
+   * in one native call, message u under `tweaks[u·tweakBytes ..]`, `hash` the {@link NativePolyval} of
+   * hbar = E_K(0) from this same kernel's `loadPolyval`, `start` POLYVAL's state after the length block, `l` =
+   * E_K(bin(1)) (the kernel contract's `hctr2` of `@x/aes-kernels`).
+   */
+  hctr2?(
+    dst: Uint8Array,
+    src: Uint8Array,
+    unitSize: number,
+    tweaks: Uint8Array,
+    tweakBytes: number,
+    hash: NativePolyval,
+    start: Uint8Array,
+    l: Uint8Array,
+    decrypt: boolean,
+  ): void;
   /** Wipes the native copy of the round keys; calls afterwards throw. */
   dispose(): void;
 }

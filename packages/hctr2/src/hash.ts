@@ -94,6 +94,21 @@ export class Hctr2Hash {
   }
 
   /**
+   * acc = POLYVAL's state after the length block bin(2·8·len + 2 + partial) alone: the `start` of a
+   * kernel's `hctr2` fast path. The precomputed prefix for 32-byte tweaks, else one update of that block.
+   */
+  start(acc: Uint8Array, len: number, partial: number): void {
+    if (len === SECTOR_TWEAK_BYTES) {
+      for (let i = 0; i < 16; i++) acc[i] = this.#prefix[16 * partial + i];
+      return;
+    }
+    acc.fill(0);
+    lengthBlock(this.#stage, 0, len, partial);
+    if (this.#used < 16) this.#used = 16;
+    this.#poly.update(acc, this.#views[1], false);
+  }
+
+  /**
    * Whether {@link folded} takes a message part of `n` bytes under a tweak of `tlen` bytes: a 32-byte tweak
    * and whole blocks, up to FOLD_BYTES.
    */

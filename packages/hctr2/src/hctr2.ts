@@ -18,6 +18,11 @@
  * Y ^ H(T, rest of the output). The sector calls run it in three passes so that the one-block AES calls of
  * all sectors are one batched kernel call: the hashes of every input, then E_K (or D_K) of every X, then
  * XCTR, the second hash and the first block of every sector.
+ *
+ * A kernel with the contract's `hctr2` fast path (native-x64, native-arm64 where the path has CTR and
+ * POLYVAL) runs all of that itself: one call per message, or per sector call, instead of the generic
+ * code's several kernel calls per message. Its hash key is then bound with that kernel's own
+ * `loadPolyval`, as the fast path requires.
  */
 import { checkBlocks, checkBytes, checkDataUnit, checkKey, checkOptions, checkSide } from '@x/aes-kernels/checks';
 import type { AesKernel, AesKeyedKernel, PolyvalKernel, Registry } from '@x/aes-kernels/hazmat';
@@ -101,6 +106,8 @@ class Hctr2Cipher implements Hctr2 {
   #y = this.#store.subarray(16, 32);
   #count = 1;
   readonly #views = new ViewCache();
+  /** The kernel's own POLYVAL key of hbar when `#k` has the `hctr2` fast path (the hash's; it owns it). */
+  readonly #fast: PolyvalKernel | undefined;
 
   constructor(kernel: AesKernel, key: Uint8Array, loadPolyval: PolyvalLoader) {
     const schedule = expandKey(key);
@@ -116,7 +123,11 @@ class Hctr2Cipher implements Hctr2 {
     hl[16] = 1;
     k.encryptBlocks(hl, hl);
     try {
-      this.#hash = new Hctr2Hash(loadPolyval(kernel, hl.subarray(0, 16)));
+      // The fast path takes the POLYVAL key of this same kernel's loadPolyval (the contract's `hash`).
+      const fast = k.hctr2 !== undefined && kernel.loadPolyval !== undefined;
+      const poly = fast ? kernel.loadPolyval?.(hl.subarray(0, 16)) : loadPolyval(kernel, hl.subarray(0, 16));
+      this.#hash = new Hctr2Hash(poly as PolyvalKernel);
+      this.#fast = fast ? poly : undefined;
     } catch (error) {
       k.dispose();
       throw error;
@@ -138,14 +149,16 @@ class Hctr2Cipher implements Hctr2 {
     const k = this.#live();
     checkDataUnit(PREFIX, dst, src);
     checkSide(PREFIX, 'tweak', tweak, dst, src.length);
-    this.#run(k, dst, src, src.length, 1, tweak, tweak.length, false);
+    if (this.#fast) this.#native(k, dst, src, src.length, tweak, tweak.length, false);
+    else this.#run(k, dst, src, src.length, 1, tweak, tweak.length, false);
   }
 
   decrypt(dst: Uint8Array, src: Uint8Array, tweak: Uint8Array): void {
     const k = this.#live();
     checkDataUnit(PREFIX, dst, src);
     checkSide(PREFIX, 'tweak', tweak, dst, src.length);
-    this.#run(k, dst, src, src.length, 1, tweak, tweak.length, true);
+    if (this.#fast) this.#native(k, dst, src, src.length, tweak, tweak.length, true);
+    else this.#run(k, dst, src, src.length, 1, tweak, tweak.length, true);
   }
 
   encryptSectors(dst: Uint8Array, src: Uint8Array, sectorSize: number, tweaks: Uint8Array): void {
@@ -153,7 +166,9 @@ class Hctr2Cipher implements Hctr2 {
     checkBlocks(PREFIX, dst, src);
     checkSectorTweaks(dst, src, sectorSize, tweaks);
     const count = src.length / sectorSize;
-    if (count > 0) this.#run(k, dst, src, sectorSize, count, tweaks, SECTOR_TWEAK_BYTES, false);
+    if (count === 0) return;
+    if (this.#fast) this.#native(k, dst, src, sectorSize, tweaks, SECTOR_TWEAK_BYTES, false);
+    else this.#run(k, dst, src, sectorSize, count, tweaks, SECTOR_TWEAK_BYTES, false);
   }
 
   decryptSectors(dst: Uint8Array, src: Uint8Array, sectorSize: number, tweaks: Uint8Array): void {
@@ -161,7 +176,29 @@ class Hctr2Cipher implements Hctr2 {
     checkBlocks(PREFIX, dst, src);
     checkSectorTweaks(dst, src, sectorSize, tweaks);
     const count = src.length / sectorSize;
-    if (count > 0) this.#run(k, dst, src, sectorSize, count, tweaks, SECTOR_TWEAK_BYTES, true);
+    if (count === 0) return;
+    if (this.#fast) this.#native(k, dst, src, sectorSize, tweaks, SECTOR_TWEAK_BYTES, true);
+    else this.#run(k, dst, src, sectorSize, count, tweaks, SECTOR_TWEAK_BYTES, true);
+  }
+
+  /**
+   * The kernel's `hctr2` fast path over messages of `size` bytes under `tlen`-byte tweaks: one kernel call
+   * (two for a tweak length other than 32 bytes: POLYVAL's start state is one update of the length block).
+   */
+  #native(
+    k: AesKeyedKernel,
+    dst: Uint8Array,
+    src: Uint8Array,
+    size: number,
+    tweaks: Uint8Array,
+    tlen: number,
+    decrypt: boolean,
+  ): void {
+    const start = this.#acc;
+    this.#hash.start(start, tlen, (size & 15) === 0 ? 0 : 1);
+    k.hctr2?.(dst, src, size, tweaks, tlen, this.#fast as PolyvalKernel, start, this.#l, decrypt);
+    start.fill(0);
+    this.#hash.wipe();
   }
 
   /** Sizes the per-message store for `count` messages; new views only when the count changes. */

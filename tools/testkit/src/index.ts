@@ -21,7 +21,9 @@ export {
   refCbcSectors,
   refCtr,
   refEcb,
+  refHctr2,
   refPolyval,
+  refXctr,
   refXts,
   refXtsBlocks,
 } from './reference.js';
