@@ -8,7 +8,9 @@
  * its tests, which must fail. A control build of an unpatched copy, by the same path, must pass. build/
  * and the copies are removed afterwards.
  *
- * Prints a Markdown table (for the package README) and returns how many breaks went unnoticed.
+ * Prints a Markdown table (for the package README) and returns how many breaks went unnoticed. Names
+ * given on the command line (`npm run test:breaks -- ctr-be128-no-carry …`, with or without `.patch`)
+ * run those breaks alone, after the control.
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -32,11 +34,12 @@ export function runBreaks({ name, root, out, build, test }) {
     );
     return 1;
   }
+  const only = process.argv.slice(2).map((a) => a.replace(/\.patch$/, ''));
   /** [patch file or null for the control, what it does] */
   const breaks = [
     [null, 'control: an unpatched copy, the same build path'],
     ...readdirSync(breaksDir)
-      .filter((f) => f.endsWith('.patch'))
+      .filter((f) => f.endsWith('.patch') && (only.length === 0 || only.includes(f.replace(/\.patch$/, ''))))
       .sort()
       .map((f) => [
         f,

@@ -9,7 +9,7 @@
  * compiled to JS by the script into X_AES_TEST_JS. The same property runs (60) and Monte
  * Carlo iterations (100) as on x64, except @x/xts's suite, whose properties run X_AES_TEST_XTS_RUNS times
  * (default 20: its cases are up to 80 KiB each, checked against node:crypto, slow under emulation), and
- * @x/gcm's, X_AES_TEST_GCM_RUNS times (default 20).
+ * @x/gcm's and @x/hctr2's, X_AES_TEST_GCM_RUNS and X_AES_TEST_HCTR2_RUNS times (default 20).
  * X_AES_TEST_RUNS and X_AES_TEST_MCT lower the others.
  */
 import { existsSync } from 'node:fs';
@@ -164,6 +164,23 @@ if (gcm) {
     const primitives = blocksOnly(kernel);
     gcm.gcmConformance(
       { name: primitives.name, parallelBlocks, make: (key, o) => newGcmOn(primitives, key, o) },
+      { describe, it },
+      { ...options, inputRules: false },
+    );
+  }
+}
+
+const hctr2 = await modeSuite('hctr2');
+if (hctr2) {
+  const vectorsDir = pathToFileURL(path.join(packagesDir, 'hctr2', 'test', 'vectors') + path.sep);
+  const options = { runs: Number(process.env.X_AES_TEST_HCTR2_RUNS || 20), vectorsDir };
+  hctr2.hctr2Conformance(hctr2.onKernel('native-arm64'), { describe, it }, options);
+  if (generic) {
+    const { newHctr2On } = await internal('hctr2', 'hctr2.js');
+    const { polyvalOn } = await import('@x/aes-kernels/hazmat');
+    const primitives = blocksOnly(kernel);
+    hctr2.hctr2Conformance(
+      { name: primitives.name, make: (key) => newHctr2On(primitives, key, polyvalOn) },
       { describe, it },
       { ...options, inputRules: false },
     );

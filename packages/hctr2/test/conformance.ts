@@ -24,6 +24,8 @@ export interface ConformanceOptions {
   runs?: number;
   /** Run the input-rule tests (default true): the mode's own code, once per real kernel is enough. */
   inputRules?: boolean;
+  /** Where the vector files are; default: `./vectors/` beside this file. */
+  vectorsDir?: URL;
 }
 
 /**
@@ -47,8 +49,6 @@ interface Vector {
   description?: string;
 }
 
-const load = (name: string): Vector[] =>
-  JSON.parse(readFileSync(new URL(`./vectors/${name}`, import.meta.url), 'utf8')).vectors;
 
 const keyArb = fc.constantFrom(16, 24, 32).chain((n) => fc.uint8Array({ minLength: n, maxLength: n }));
 
@@ -63,6 +63,8 @@ const keyArb = fc.constantFrom(16, 24, 32).chain((n) => fc.uint8Array({ minLengt
 export function hctr2Conformance(target: Hctr2Target, { describe, it }: Suite, options: ConformanceOptions = {}): void {
   const runs = options.runs ?? 60;
   const make = target.make;
+  const vectorsDir = options.vectorsDir ?? new URL('./vectors/', import.meta.url);
+  const load = (name: string): Vector[] => JSON.parse(readFileSync(new URL(name, vectorsDir), 'utf8')).vectors;
 
   describe(`@x/hctr2 on kernel ${target.name}`, () => {
     it('uses the kernel it was asked for', () => {

@@ -186,7 +186,7 @@ function input(o: Operation, blocks: number, units = 1, extra = 0, tweak = 2): I
 /** The inputs every method runs at: lengths, or layouts of sectors, derived from p and the chunks. */
 function inputs(o: Operation, p: number, options: KernelSuiteOptions): Input[] {
   const lengths = counts(p, options.chunkBlocks);
-  if (o.kind === 'stream') return streamInputs(lengths);
+  if (o.kind === 'stream') return streamInputs(lengths, p);
   if (o.kind !== 'units') return lengths.map((b) => input(o, b));
   const shapes = new Map<string, [number, number, number]>();
   const add = (blocks: number, units: number, extra = 0) =>
@@ -204,20 +204,15 @@ function inputs(o: Operation, p: number, options: KernelSuiteOptions): Input[] {
   return [...shapes.values()].map(([b, n, extra], i) => input(o, b, n, extra, i % 3));
 }
 
-/** Counter blocks where each kind carries or wraps, by the iv's last bytes: (kind, fixed tail of the iv). */
-const CTR_EDGES: [number, number[]][] = [
-  [0, [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfd]], // be128: carry from the low 64 bits into the high 64
-  [0, [0xff, 0xff, 0xff, 0xff, 0xfe]], // be128: carries over 32 bits and 40 bits
-  [1, [0xff, 0xff, 0xff, 0xfe]], // be32: wraps to 0 without carrying into byte 11
-  [1, [0x00, 0x00, 0xff, 0xfb]], // be32: carry between its bytes
-];
-
 /**
  * CTR inputs: every block count of `lengths` as whole blocks and with 1..15 bytes more, for each counter
- * kind; counters that carry and wrap (the whole iv all ones for be128: wrap modulo 2^128); xctr past 256
- * blocks (its little-endian counter's first carry).
+ * kind; then counters that carry or wrap at every block of a batch of p and of the next one, in inputs
+ * long enough (2p + 24 blocks and 3 bytes) to reach the kernel's widest loop: the last 32-bit word at
+ * 2^32 − k (be128 carries into byte 11, be32 wraps to 0 and must not), the last 64 bits at 2^64 − k (be128
+ * carries into the high half), for k = 1 .. 2p + 1; the whole iv all ones (be128 wraps modulo 2^128); and
+ * xctr past 256 blocks (its little-endian counter's first carry).
  */
-function streamInputs(lengths: number[]): Input[] {
+function streamInputs(lengths: number[], p: number): Input[] {
   const all: Input[] = [];
   for (const b of lengths) {
     for (let c = 0; c < 3; c++) {
@@ -225,12 +220,23 @@ function streamInputs(lengths: number[]): Input[] {
       all.push({ src: random(16 * b + 1 + ((b + c) % 15)), side: random(16), unit: c });
     }
   }
-  for (const [c, tail] of CTR_EDGES) {
+  const edge = (counter: number, tailBytes: number, k: number) => {
     const side = random(16);
-    side.set(tail, 16 - tail.length);
-    all.push({ src: random(16 * 6 + 3), side, unit: c });
+    // The last `tailBytes` bytes, big-endian, hold 2^(8·tailBytes) − k.
+    let v = k;
+    for (let i = 15; i >= 16 - tailBytes; i--) {
+      const d = (256 - (v % 256)) % 256;
+      side[i] = d;
+      v = Math.ceil(v / 256);
+    }
+    all.push({ src: random(16 * (2 * p + 24) + 3), side, unit: counter });
+  };
+  for (let k = 1; k <= 2 * p + 1; k++) {
+    edge(0, 4, k);
+    edge(1, 4, k);
+    edge(0, 8, k);
   }
-  all.push({ src: random(16 * 4 + 9), side: new Uint8Array(16).fill(0xff), unit: 0 }); // wraps modulo 2^128
+  all.push({ src: random(16 * (2 * p + 4) + 9), side: new Uint8Array(16).fill(0xff), unit: 0 }); // wraps mod 2^128
   all.push({ src: random(16 * 260 + 5), side: random(16), unit: 2 });
   return all;
 }
