@@ -49,7 +49,6 @@ interface Vector {
   description?: string;
 }
 
-
 const keyArb = fc.constantFrom(16, 24, 32).chain((n) => fc.uint8Array({ minLength: n, maxLength: n }));
 
 /**
