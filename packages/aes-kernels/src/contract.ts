@@ -3,8 +3,9 @@
  * implements so that every mode is written once, in the mode's own package, and runs on any backend.
  *
  * A kernel must do one thing: encrypt and decrypt many independent blocks per call, in batches of its
- * {@link AesKernel.parallelBlocks}. That alone runs every mode correctly: `@x/cbc` and `@x/xts` hold a
- * generic implementation of each operation over these two primitives. A kernel that is faster at an
+ * {@link AesKernel.parallelBlocks}. That alone runs every mode correctly: `@x/cbc`, `@x/xts`, `@x/ctr`
+ * (the keystream of `@x/gcm` and `@x/hctr2`) and `@x/hctr2` hold a generic implementation of each operation
+ * over these two primitives, and the POLYVAL of a kernel without its own is the portable kernel's. A kernel that is faster at an
  * operation as a whole (CBC decryption of many sectors, XTS, …) says so by having the optional method
  * for it, and the mode then calls that instead: Go's `cbcDecAble` and RustCrypto's `par_size`, in
  * TypeScript. Either way the output is the same bytes.
