@@ -230,15 +230,16 @@ static napi_value m_cbc_encrypt_sectors(napi_env env, napi_callback_info info) {
 static napi_value m_xts_encrypt(napi_env env, napi_callback_info info) { return units_method(env, info, XTS_ENCRYPT); }
 static napi_value m_xts_decrypt(napi_env env, napi_callback_info info) { return units_method(env, info, XTS_DECRYPT); }
 
-/* The counter kind named by a JS string ('be128', 'be32', 'xctr'); -1 (and a pending exception) otherwise. */
+/*
+ * The counter kind as a number: src/index.cts wraps `ctr` and passes AES_NATIVE_CTR_* for the contract's
+ * 'be128', 'be32', 'xctr' (and -1 for anything else), because reading a JS string through Node-API costs
+ * more than a 16-byte call. -1 (and a pending exception) for anything but 0, 1, 2.
+ */
 static int get_counter(napi_env env, napi_value v) {
-  char name[8];
-  size_t len = 0;
-  /* UTF-8 and the length compared too: no other string (a longer one, one with a NUL) matches a name. */
-  if (napi_get_value_string_utf8(env, v, name, sizeof name, &len) == napi_ok) {
-    if (len == 5 && memcmp(name, "be128", 5) == 0) return AES_NATIVE_CTR_BE128;
-    if (len == 4 && memcmp(name, "be32", 4) == 0) return AES_NATIVE_CTR_BE32;
-    if (len == 4 && memcmp(name, "xctr", 4) == 0) return AES_NATIVE_CTR_XCTR;
+  int32_t kind = -1;
+  if (napi_get_value_int32(env, v, &kind) == napi_ok &&
+      (kind == AES_NATIVE_CTR_BE128 || kind == AES_NATIVE_CTR_BE32 || kind == AES_NATIVE_CTR_XCTR)) {
+    return kind;
   }
   throw_error(env, 0, "counter must be 'be128', 'be32' or 'xctr'");
   return -1;
@@ -612,7 +613,8 @@ NAPI_MODULE_INIT() {
       {"xtsEncrypt", NULL, m_xts_encrypt, NULL, NULL, NULL, napi_default, NULL},
       {"xtsDecrypt", NULL, m_xts_decrypt, NULL, NULL, NULL, napi_default, NULL},
       {"dispose", NULL, m_dispose, NULL, NULL, NULL, napi_default, NULL},
-      {"ctr", NULL, m_ctr, NULL, NULL, NULL, napi_default, NULL},
+      /* Writable and configurable: src/index.cts replaces it with a wrapper that passes the kind as a number. */
+      {"ctr", NULL, m_ctr, NULL, NULL, NULL, napi_writable | napi_configurable, NULL},
       {"hctr2", NULL, m_hctr2, NULL, NULL, NULL, napi_default, NULL},
   };
   const size_t n = sizeof methods / sizeof methods[0];

@@ -33,6 +33,31 @@ interface BuiltPath {
 type KeyedClass = new (rounds: number, ek: Uint8Array, dk: Uint8Array, path: number) => NativeKeyedKernel;
 
 /** What native/addon.c exports. */
+/** The contract's counter kinds as the native `ctr` takes them (AES_NATIVE_CTR_* of aes_native.h). */
+const COUNTER_KINDS: ReadonlyMap<unknown, number> = new Map([
+  ['be128', 0],
+  ['be32', 1],
+  ['xctr', 2],
+]);
+
+/**
+ * Replaces the native `ctr` of a class with one that passes the counter kind as a number: a JS string read
+ * through Node-API cost about 80 ns a call, as much as a 16-byte CTR call itself. Anything but the three
+ * names becomes -1, which the native side refuses with a TypeError.
+ */
+function wrapCtr(cls: KeyedClass): void {
+  const proto = cls.prototype as { ctr: (dst: Uint8Array, src: Uint8Array, iv: Uint8Array, kind: number) => void };
+  const native = proto.ctr;
+  Object.defineProperty(proto, 'ctr', {
+    value: function ctr(this: unknown, dst: Uint8Array, src: Uint8Array, iv: Uint8Array, counter: unknown): void {
+      native.call(this, dst, src, iv, COUNTER_KINDS.get(counter) ?? -1);
+    },
+    writable: false,
+    enumerable: false,
+    configurable: false,
+  });
+}
+
 interface Binding {
   paths(): BuiltPath[];
   calls(): number;
@@ -100,6 +125,8 @@ function createNativeKernel<Name extends string>(options: NativeKernelOptions<Na
             `${prefix}: the native addon is out of date (no ${missing.join(', ') || 'paths'}); rebuild it`,
           );
         }
+        wrapCtr(b.KeyedCtr);
+        wrapCtr(b.KeyedHctr2);
         built = b.paths();
         binding = b;
       } catch (error) {
