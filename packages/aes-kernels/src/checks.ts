@@ -87,8 +87,8 @@ export function checkIv(prefix: string, iv: unknown, dst: Uint8Array, written: n
 }
 
 /**
- * The sector rules: `sectorSize` a positive multiple of 16, `src` whole sectors, and `ivs` exactly 16
- * bytes per sector, not overlapping the bytes the call writes.
+ * The sector rules: `sectorSize` a positive multiple of 16, `src` whole sectors, and `ivs` exactly
+ * `ivBytes` bytes per sector (16, or HCTR2's 32-byte tweaks), not overlapping the bytes the call writes.
  */
 export function checkSectors(
   prefix: string,
@@ -97,6 +97,7 @@ export function checkSectors(
   sectorSize: unknown,
   ivs: unknown,
   ivsName = 'ivs',
+  ivBytes = 16,
 ): void {
   if (typeof sectorSize !== 'number') throw new TypeError(`${prefix}: sectorSize must be a number`);
   if (!Number.isSafeInteger(sectorSize) || sectorSize <= 0 || (sectorSize & 15) !== 0) {
@@ -106,9 +107,9 @@ export function checkSectors(
     throw new RangeError(`${prefix}: src is not a whole number of ${sectorSize}-byte sectors (${src.length} bytes)`);
   }
   checkBytes(prefix, ivsName, ivs);
-  const want = (src.length / sectorSize) * 16;
+  const want = (src.length / sectorSize) * ivBytes;
   if (ivs.length !== want) {
-    throw new RangeError(`${prefix}: ${ivsName} must be 16 bytes per sector, ${want} bytes, got ${ivs.length}`);
+    throw new RangeError(`${prefix}: ${ivsName} must be ${ivBytes} bytes per sector, ${want} bytes, got ${ivs.length}`);
   }
   if (overlaps(dst, src.length, ivs, ivs.length)) throw new RangeError(`${prefix}: ${ivsName} overlaps dst`);
 }

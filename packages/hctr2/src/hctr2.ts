@@ -24,7 +24,7 @@
  * code's several kernel calls per message. Its hash key is then bound with that kernel's own
  * `loadPolyval`, as the fast path requires.
  */
-import { checkBlocks, checkBytes, checkDataUnit, checkKey, checkOptions, checkSide } from '@x/aes-kernels/checks';
+import { checkBlocks, checkDataUnit, checkKey, checkOptions, checkSectors, checkSide } from '@x/aes-kernels/checks';
 import type { AesKernel, AesKeyedKernel, PolyvalKernel, Registry } from '@x/aes-kernels/hazmat';
 import { expandKey } from '@x/aes-keyschedule';
 import { CtrScratch, ctrXor } from '@x/ctr/hazmat';
@@ -64,25 +64,6 @@ export interface Hctr2 {
 
 /** How a POLYVAL key is bound on a kernel: `polyvalOn` of `@x/aes-kernels/hazmat`, or the portable one. */
 export type PolyvalLoader = (kernel: AesKernel, h: Uint8Array) => PolyvalKernel;
-
-/** Sector rules of the sector calls: as `checkSectors` of `@x/aes-kernels`, with 32 bytes of tweak per sector. */
-function checkSectorTweaks(dst: Uint8Array, src: Uint8Array, sectorSize: unknown, tweaks: unknown): void {
-  if (typeof sectorSize !== 'number') throw new TypeError(`${PREFIX}: sectorSize must be a number`);
-  if (!Number.isSafeInteger(sectorSize) || sectorSize <= 0 || (sectorSize & 15) !== 0) {
-    throw new RangeError(`${PREFIX}: sectorSize must be a positive multiple of 16, got ${sectorSize}`);
-  }
-  if (src.length % sectorSize !== 0) {
-    throw new RangeError(`${PREFIX}: src is not a whole number of ${sectorSize}-byte sectors (${src.length} bytes)`);
-  }
-  checkBytes(PREFIX, 'tweaks', tweaks);
-  const want = (src.length / sectorSize) * SECTOR_TWEAK_BYTES;
-  if (tweaks.length !== want) {
-    throw new RangeError(
-      `${PREFIX}: tweaks must be ${SECTOR_TWEAK_BYTES} bytes per sector, ${want} bytes, got ${tweaks.length}`,
-    );
-  }
-  checkSide(PREFIX, 'tweaks', tweaks, dst, src.length);
-}
 
 class Hctr2Cipher implements Hctr2 {
   readonly kernel: string;
@@ -164,7 +145,7 @@ class Hctr2Cipher implements Hctr2 {
   encryptSectors(dst: Uint8Array, src: Uint8Array, sectorSize: number, tweaks: Uint8Array): void {
     const k = this.#live();
     checkBlocks(PREFIX, dst, src);
-    checkSectorTweaks(dst, src, sectorSize, tweaks);
+    checkSectors(PREFIX, dst, src, sectorSize, tweaks, 'tweaks', SECTOR_TWEAK_BYTES);
     const count = src.length / sectorSize;
     if (count === 0) return;
     if (this.#fast) this.#native(k, dst, src, sectorSize, tweaks, SECTOR_TWEAK_BYTES, false);
@@ -174,7 +155,7 @@ class Hctr2Cipher implements Hctr2 {
   decryptSectors(dst: Uint8Array, src: Uint8Array, sectorSize: number, tweaks: Uint8Array): void {
     const k = this.#live();
     checkBlocks(PREFIX, dst, src);
-    checkSectorTweaks(dst, src, sectorSize, tweaks);
+    checkSectors(PREFIX, dst, src, sectorSize, tweaks, 'tweaks', SECTOR_TWEAK_BYTES);
     const count = src.length / sectorSize;
     if (count === 0) return;
     if (this.#fast) this.#native(k, dst, src, sectorSize, tweaks, SECTOR_TWEAK_BYTES, true);
