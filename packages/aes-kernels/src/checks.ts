@@ -115,7 +115,7 @@ export function checkSectors(
 }
 
 /** Whether bytes [0, an) of a and [0, bn) of b share memory. */
-function overlaps(a: Uint8Array, an: number, b: Uint8Array, bn: number): boolean {
+export function overlaps(a: Uint8Array, an: number, b: Uint8Array, bn: number): boolean {
   if (an === 0 || bn === 0 || a.buffer !== b.buffer) return false;
   return a.byteOffset < b.byteOffset + bn && b.byteOffset < a.byteOffset + an;
 }

@@ -25,6 +25,7 @@ export {
   type RegistryOptions,
 } from './registry.js';
 export { registry };
+export { ViewCache } from './views.js';
 
 /**
  * The kernel to use: `name` when given, else the environment variable `X_AES_KERNEL`, else the best

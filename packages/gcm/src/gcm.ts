@@ -10,8 +10,8 @@
  * with a 12-byte nonce is five kernel calls at most: E(J0), the keystream, and up to three hash calls
  * (long AAD, ciphertext, the partial blocks and the lengths); a short one (≤ 96 bytes, AAD ≤ 256) is two.
  */
-import { checkBytes, checkKey, checkOptions, checkSide, checkStream } from '@x/aes-kernels/checks';
-import { type AesKernel, type AesKeyedKernel, polyvalOn, type Registry } from '@x/aes-kernels/hazmat';
+import { checkBytes, checkKey, checkOptions, checkSide, checkStream, overlaps } from '@x/aes-kernels/checks';
+import { type AesKernel, type AesKeyedKernel, polyvalOn, type Registry, ViewCache } from '@x/aes-kernels/hazmat';
 import { expandKey } from '@x/aes-keyschedule';
 import { CtrScratch, ctrXor } from '@x/ctr/hazmat';
 import { Ghash, polyvalKeyOfGhash, STAGE_BYTES, writeLengths } from './ghash.js';
@@ -38,6 +38,11 @@ export const MAX_MESSAGE_BYTES = 2 ** 36 - 32;
 const SHORT = 96;
 
 const EMPTY = new Uint8Array(0);
+/** Slots of the cipher's ViewCache: views of caller buffers handed to the kernels. */
+const AAD = 0,
+  SEAL_BLOCKS = 1,
+  OPEN_BLOCKS = 2,
+  OPEN_BODY = 3;
 
 /** Options of {@link newGcm}. */
 export interface GcmOptions {
@@ -71,33 +76,6 @@ export interface Gcm {
   dispose(): void;
 }
 
-/**
- * The view of the first n bytes of an array, made again only when the array's memory or n changes: the
- * kernels take whole arrays, and a new view per call would be an allocation per call. It holds the last
- * caller buffer it viewed until the next call that needs another one, or dispose.
- */
-class PrefixView {
-  #view: Uint8Array = EMPTY;
-
-  of(a: Uint8Array, n: number): Uint8Array {
-    if (n === a.length) return a;
-    const v = this.#view;
-    if (v.length === n && v.byteOffset === a.byteOffset && v.buffer === a.buffer) return v;
-    this.#view = new Uint8Array(a.buffer, a.byteOffset, n);
-    return this.#view;
-  }
-
-  clear(): void {
-    this.#view = EMPTY;
-  }
-}
-
-/** Whether bytes [0, an) of a and [0, bn) of b share memory. */
-function overlaps(a: Uint8Array, an: number, b: Uint8Array, bn: number): boolean {
-  if (an === 0 || bn === 0 || a.buffer !== b.buffer) return false;
-  return a.byteOffset < b.byteOffset + bn && b.byteOffset < a.byteOffset + an;
-}
-
 class GcmCipher implements Gcm {
   readonly kernel: string;
   readonly #tagLength: number;
@@ -117,13 +95,10 @@ class GcmCipher implements Gcm {
   readonly #shortViews: Uint8Array[] = [];
   /**
    * Views of caller buffers for the kernels: AAD's whole blocks, and C's in `seal` (of dst) and in `open`
-   * (of sealed), and all of C in `open`; one each, so that calls in turn of seal and open, each on its own
+   * (of sealed), and all of C in `open`; a slot each, so that calls in turn of seal and open, each on its own
    * buffers, make none.
    */
-  readonly #aad = new PrefixView();
-  readonly #sealBlocks = new PrefixView();
-  readonly #openBlocks = new PrefixView();
-  readonly #openBody = new PrefixView();
+  readonly #views = new ViewCache();
 
   constructor(kernel: AesKernel, key: Uint8Array, tagLength: number) {
     const schedule = expandKey(key);
@@ -184,12 +159,12 @@ class GcmCipher implements Gcm {
       for (let i = 0; i < n; i++) buf[16 + i] = plaintext[i]!;
       ctrXor(k, this.#ctr, this.#shortViews[n]!, this.#shortViews[n]!, this.#j0, 'be32');
       for (let i = 0; i < n; i++) dst[i] = buf[16 + i]!;
-      this.#hash(aad, dst, n, this.#sealBlocks, false);
+      this.#hash(aad, dst, n, SEAL_BLOCKS, false);
       this.#ghash.digest(this.#tag, buf, t);
     } else {
       this.#maskAndCounter(k);
       ctrXor(k, this.#ctr, dst, plaintext, this.#iv, 'be32');
-      this.#hash(aad, dst, n, this.#sealBlocks, true);
+      this.#hash(aad, dst, n, SEAL_BLOCKS, true);
       this.#ghash.digest(this.#tag, this.#mask, t);
     }
     for (let i = 0; i < t; i++) dst[n + i] = this.#tag[i]!;
@@ -217,7 +192,7 @@ class GcmCipher implements Gcm {
     this.#checkSides(dst, nonce, aad);
 
     this.#j0Of(nonce);
-    this.#hash(aad, sealed, n, this.#openBlocks, false);
+    this.#hash(aad, sealed, n, OPEN_BLOCKS, false);
     const tag = this.#tag;
     const short = n <= SHORT;
     const buf = this.#short;
@@ -238,7 +213,7 @@ class GcmCipher implements Gcm {
       throw new Error(`${PREFIX}: authentication failed`);
     }
     if (short) for (let i = 0; i < n; i++) dst[i] = buf[16 + i]!;
-    else ctrXor(k, this.#ctr, dst, this.#openBody.of(sealed, n), this.#iv, 'be32');
+    else ctrXor(k, this.#ctr, dst, this.#views.prefix(OPEN_BODY, sealed, n), this.#iv, 'be32');
     this.#end();
   }
 
@@ -289,14 +264,14 @@ class GcmCipher implements Gcm {
    * kernel where they are. `sealing`: `c` is `dst` of a seal, whose tag bytes may hold the length block
    * for a moment when the tag is 16 bytes and C whole blocks, so that C and the lengths are one call.
    */
-  #hash(aad: Uint8Array, c: Uint8Array, n: number, blocks: PrefixView, sealing: boolean): void {
+  #hash(aad: Uint8Array, c: Uint8Array, n: number, blocks: number, sealing: boolean): void {
     const g = this.#ghash;
     g.reset();
     const a = aad.length;
     if (a <= STAGE_BYTES) g.stage(aad, 0, a);
     else {
       const whole = a & ~15;
-      g.direct(this.#aad.of(aad, whole));
+      g.direct(this.#views.prefix(AAD, aad, whole));
       g.stage(aad, whole, a);
     }
     if (n <= SHORT) {
@@ -311,7 +286,7 @@ class GcmCipher implements Gcm {
       g.direct(c);
       return;
     }
-    g.direct(blocks.of(c, whole));
+    g.direct(this.#views.prefix(blocks, c, whole));
     g.stage(c, whole, n);
     g.lengths(a, n);
   }
@@ -335,10 +310,7 @@ class GcmCipher implements Gcm {
     this.#k = undefined;
     this.#ctr.wipe();
     this.#end();
-    this.#aad.clear();
-    this.#sealBlocks.clear();
-    this.#openBlocks.clear();
-    this.#openBody.clear();
+    this.#views.clear();
   }
 }
 

@@ -25,11 +25,16 @@
  * `loadPolyval`, as the fast path requires.
  */
 import { checkBlocks, checkDataUnit, checkKey, checkOptions, checkSectors, checkSide } from '@x/aes-kernels/checks';
-import type { AesKernel, AesKeyedKernel, PolyvalKernel, Registry } from '@x/aes-kernels/hazmat';
+import {
+  type AesKernel,
+  type AesKeyedKernel,
+  type PolyvalKernel,
+  type Registry,
+  ViewCache,
+} from '@x/aes-kernels/hazmat';
 import { expandKey } from '@x/aes-keyschedule';
 import { CtrScratch, ctrXor } from '@x/ctr/hazmat';
 import { Hctr2Hash, SECTOR_TWEAK_BYTES } from './hash.js';
-import { ViewCache } from './views.js';
 
 const PREFIX = '@x/hctr2';
 

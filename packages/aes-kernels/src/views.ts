@@ -6,9 +6,22 @@
  * holds the last buffers it viewed until they change or the cipher is disposed.
  */
 
-/** A slot-indexed cache of views. */
+/**
+ * A slot-indexed cache of views, for modes that hand kernels part of a caller's buffer.
+ *
+ * @example
+ * ```ts
+ * const views = new ViewCache();
+ * keyed.encryptBlocks(out, views.get(0, src, 16, src.length - 16)); // the same view while src is the same
+ * ```
+ */
 export class ViewCache {
   #views: Uint8Array[] = [];
+
+  /** The first `n` bytes of `a`: `a` itself when that is all of it, else {@link get} from offset 0. */
+  prefix(slot: number, a: Uint8Array, n: number): Uint8Array {
+    return n === a.length ? a : this.get(slot, a, 0, n);
+  }
 
   /**
    * The view of `n` bytes of `a` from `a[off]`: the one in `slot` when it covers exactly those bytes of the
