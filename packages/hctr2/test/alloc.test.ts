@@ -1,6 +1,6 @@
 // No allocation per call in the sector paths and whole-block messages, on every kernel and on its block
 // primitives alone (see @x/testkit's allocationReport). The views of the caller's buffers that the kernels
-// need are made when the buffers change, not per call (src/views.ts).
+// need are made when the buffers change, not per call (ViewCache of @x/aes-kernels/hazmat).
 import { randomBytes } from 'node:crypto';
 import { chooseKernel, polyvalOn } from '@x/aes-kernels/hazmat';
 import { kernels, newHctr2, type Hctr2 } from '@x/hctr2';
