@@ -23,7 +23,7 @@ import * as ctr from '@x/ctr';
 import * as gcm from '@x/gcm';
 import * as hctr2 from '@x/hctr2';
 import { opensslSpeed, opensslVersion } from './openssl.js';
-import { markdownTable, mbps, measure, median, ratio2, type Run } from './stats.js';
+import { interleaved, markdownTable, type Measurement, mbps, measure, median, ratio2, type Run } from './stats.js';
 
 const ROUNDS = 5;
 const MAX_TIME = 0.15;
@@ -141,24 +141,17 @@ function measuredClock(): number | undefined {
 /** Measures every contender of `row` in interleaved rounds; medians in bytes per second. */
 function measureRow(row: Row, contenders: readonly string[], openssl: boolean): Record<string, number | undefined> {
   const made = contenders.map((c) => row.make(c));
-  const runs: { name: string; run: () => number }[] = contenders.flatMap((name, i) => {
+  const runs: Measurement[] = contenders.flatMap((name, i) => {
     const m = made[i];
     return m ? [{ name, run: () => measure(m.run, row.bytes, MAX_TIME) }] : [];
   });
   const args = row.openssl;
   if (openssl && args) runs.push({ name: OPENSSL, run: () => opensslSpeed(args) });
-  const samples = new Map<string, number[]>(runs.map((x) => [x.name, []]));
   try {
-    for (let r = 0; r < ROUNDS; r++) {
-      for (let i = 0; i < runs.length; i++) {
-        const x = runs[(i + r) % runs.length];
-        samples.get(x.name)!.push(x.run());
-      }
-    }
+    return interleaved(runs, ROUNDS);
   } finally {
     for (const m of made) m?.dispose();
   }
-  return Object.fromEntries([...samples].map(([name, xs]) => [name, median(xs)]));
 }
 
 /** Measures and prints the modes table; returns the medians (bytes per second) and the clock. */

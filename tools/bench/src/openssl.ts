@@ -19,7 +19,7 @@ import { expandKey } from '@x/aes-keyschedule';
 import * as cbc from '@x/cbc';
 import * as xts from '@x/xts';
 import { nodeCrypto } from './libraries.js';
-import { markdownTable, mbps, measure, median, ratio2, type Run } from './stats.js';
+import { interleaved, markdownTable, type Measurement, mbps, measure, ratio2, type Run } from './stats.js';
 
 const SECTOR = 512;
 const SECTORS = 2048;
@@ -256,25 +256,18 @@ export function runOpenssl(): Record<string, Record<string, number | undefined>>
 
   for (const { op, keyBits, id } of rows) {
     const made = CONTENDERS.map((c) => op.make(c, keyBits));
-    const runs: { name: string; run: () => number }[] = CONTENDERS.flatMap((name, i) => {
+    const runs: Measurement[] = CONTENDERS.flatMap((name, i) => {
       const m = made[i];
       return m ? [{ name, run: () => measure(m.run, op.bytes, MAX_TIME) }] : [];
     });
     if (version) runs.push({ name: OPENSSL, run: () => opensslSpeed(op.openssl(keyBits)) });
-    const samples = new Map<string, number[]>(runs.map((x) => [x.name, []]));
+    let medians: Record<string, number>;
     try {
-      for (let r = 0; r < ROUNDS; r++) {
-        for (let i = 0; i < runs.length; i++) {
-          const x = runs[(i + r) % runs.length]; // every contender once per round, in a rotating order
-          samples.get(x.name)!.push(x.run());
-        }
-      }
+      medians = interleaved(runs, ROUNDS);
     } finally {
       for (const m of made) m?.dispose();
     }
-    results[id] = Object.fromEntries(
-      [...CONTENDERS, OPENSSL].map((c) => [c, samples.get(c)?.length ? median(samples.get(c)!) : undefined]),
-    );
+    results[id] = Object.fromEntries([...CONTENDERS, OPENSSL].map((c) => [c, medians[c]]));
     process.stderr.write(`. ${id}\n`);
   }
 

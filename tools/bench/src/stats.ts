@@ -20,6 +20,27 @@ export function measure(fn: Run, bytes: number, maxTime: number): number {
 /** The median (the upper one of an even count, as the tables have always used). */
 export const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
+/** A named measurement: one sample (bytes per second) per call. */
+export interface Measurement {
+  name: string;
+  run: () => number;
+}
+
+/**
+ * Every measurement once per round, `rounds` rounds, in an order that rotates each round (so that a slow
+ * phase of the machine hits every contender alike); the median sample of each, by name.
+ */
+export function interleaved(runs: readonly Measurement[], rounds: number): Record<string, number> {
+  const samples = new Map<string, number[]>(runs.map((x) => [x.name, []]));
+  for (let r = 0; r < rounds; r++) {
+    for (let i = 0; i < runs.length; i++) {
+      const x = runs[(i + r) % runs.length];
+      samples.get(x.name)?.push(x.run());
+    }
+  }
+  return Object.fromEntries([...samples].map(([name, xs]) => [name, median(xs)]));
+}
+
 /** Bytes per second as MB/s: whole numbers from 100 MB/s up, one decimal below; `—` when missing. */
 export const mbps = (x: number | undefined) => (x === undefined ? '—' : (x / 1e6).toFixed(x >= 1e8 ? 0 : 1));
 
