@@ -40,7 +40,8 @@ const TWO32 = 4294967296;
 const INV32 = 1 / 4294967296;
 
 /**
- * The portable core over a fresh memory of MEMORY_BYTES.
+ * The portable core over a fresh memory of MEMORY_BYTES (or over `memory`, MEMORY_BYTES long: the
+ * constant-time test hands it a memory that records every access).
  *
  * @example
  * ```ts
@@ -49,13 +50,13 @@ const INV32 = 1 / 4294967296;
  * core.setup(12, 0); // Adiantum-XChaCha12: K_E at DERIVED, the hash keys bound
  * ```
  */
-export function portableCore(): HbshCore {
-  return new PortableCore();
+export function portableCore(memory: Uint8Array = new Uint8Array(MEMORY_BYTES)): HbshCore {
+  return new PortableCore(memory);
 }
 
 class PortableCore implements HbshCore {
   readonly name = 'portable';
-  readonly memory = new Uint8Array(MEMORY_BYTES);
+  readonly memory: Uint8Array;
   /** The ChaCha input state and one output block (in words). */
   readonly #input = new Uint32Array(16);
   readonly #block = new Uint32Array(16);
@@ -66,6 +67,10 @@ class PortableCore implements HbshCore {
   readonly #d = new Float64Array(10);
   /** NH's 4 passes × (low·low, mixed, high·high) sums of 16-bit piece products. */
   readonly #nh = new Float64Array(12);
+
+  constructor(memory: Uint8Array) {
+    this.memory = memory;
+  }
 
   setup(rounds: number, hpolyc: number): void {
     const m = this.memory;
