@@ -12,65 +12,15 @@
  *                                      fresh build (so does `npx tsx scripts/build.ts --check`)
  *   npx tsx scripts/build.ts --wat     print the WebAssembly text (of the i8x16.swizzle build)
  */
-import { createHash } from 'node:crypto';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { generatedHeader, generatorInputs, writeOrCheck } from '@x/circuits';
-import wabtInit from 'wabt';
+import { assembler, embed, WABT } from '@x/circuits/wasm';
 import { checkCircuits, kernelCircuits } from './circuit.js';
 import { selfCheck } from './tables.js';
 import { moduleText } from './wat.js';
 
 /** Where the generated modules go. @example `readFileSync(GENERATED, 'utf8') === (await build()).source` */
 export const GENERATED = new URL('../src/wasm.generated.ts', import.meta.url);
-
-/** The assembler and its version (an input of the build: named in the generated file's first line). */
-const WABT = `wabt ${(createRequire(import.meta.url)('wabt/package.json') as { version: string }).version}`;
-
-/**
- * wabt's assembler: WebAssembly text to a validated binary (LEBs canonical, no names section).
- *
- * @example
- * ```ts
- * const assemble = await assembler();
- * const bytes = assemble(moduleText({ circuits: kernelCircuits(), swizzle: 'i8x16.swizzle' }));
- * ```
- */
-export async function assembler(): Promise<(text: string) => Uint8Array<ArrayBuffer>> {
-  const wabt = await wabtInit();
-  return (text) => {
-    const mod = wabt.parseWat('aes.wat', text, { simd: true, multi_value: true, relaxed_simd: true });
-    try {
-      mod.validate();
-      return new Uint8Array(mod.toBinary({ canonicalize_lebs: true, write_debug_names: false }).buffer);
-    } finally {
-      mod.destroy();
-    }
-  };
-}
-
-/** One module embedded as a base64 constant, its length and SHA-256 in the TSDoc. */
-function embed(name: string, what: string, bytes: Uint8Array): string[] {
-  const sha256 = createHash('sha256').update(bytes).digest('hex');
-  return [
-    '/**',
-    ` * ${what}: ${bytes.length} bytes, SHA-256 ${sha256}, as base64.`,
-    ' *',
-    ' * @example',
-    ' * ```ts',
-    ` * const module = await WebAssembly.compile(Uint8Array.from(atob(${name}), (c) => c.charCodeAt(0)));`,
-    ' * ```',
-    ' */',
-    `export const ${name} =`,
-    `${(
-      Buffer.from(bytes)
-        .toString('base64')
-        .match(/.{1,100}/g) ?? []
-    )
-      .map((l) => `  '${l}'`)
-      .join(' +\n')};`,
-  ];
-}
 
 /**
  * Checks the tables and circuits exhaustively, then emits and assembles the two builds of the module:
@@ -92,7 +42,7 @@ export async function build(): Promise<{
   selfCheck();
   const circuits = kernelCircuits();
   checkCircuits(circuits);
-  const assemble = await assembler();
+  const assemble = await assembler('aes.wat');
   const wat = moduleText({ circuits, swizzle: 'i8x16.swizzle' });
   const wasm = assemble(wat);
   const relaxed = assemble(moduleText({ circuits, swizzle: 'i8x16.relaxed_swizzle' }));
