@@ -2,6 +2,7 @@
 // (XTS, HCTR2) that the IV mode derives from its sector number (drivers/md/dm-crypt.c, crypt_convert_block_skcipher).
 // One call covers any number of whole sectors: the IVs of all of them come from one `generate` call into
 // scratch owned by the cipher, then one `decryptSectors` call does the data.
+import { type Adiantum, newAdiantum } from '@x/adiantum';
 import { newCipher, type Cipher } from '@x/cbc';
 import { newIvGenerator, type IvGenerator } from '@x/disk-iv';
 import { newHctr2, type Hctr2 } from '@x/hctr2';
@@ -79,14 +80,15 @@ class DmCryptSectorCipher implements SectorCipher {
   #cbc: Cipher | undefined;
   #xts: Xts | undefined;
   #hctr2: Hctr2 | undefined;
+  #adiantum: Adiantum | undefined;
   readonly #ivGen: IvGenerator | undefined;
   #ivs = new Uint8Array(0);
   /** The last IV view handed to the kernel: reused while the sector count stays the same. */
   #ivView = new Uint8Array(0);
-  /** HCTR2: the 32-byte IVs (tweaks) of a call, and the view of them the last call used. */
+  /** HCTR2, Adiantum: the 32-byte IVs (tweaks) of a call, and the view of them the last call used. */
   #tweaks = new Uint8Array(0);
   #tweakView = new Uint8Array(0);
-  /** HCTR2: where the 16-byte IV goes in the 32-byte one (0: plain, plain64, null; 16: plain64be). */
+  /** HCTR2, Adiantum: where the 16-byte IV goes in the 32-byte one (0: plain, plain64, null; 16: plain64be). */
   readonly #tweakAt: number = 0;
   #disposed = false;
 
@@ -107,6 +109,10 @@ class DmCryptSectorCipher implements SectorCipher {
     } else if (spec.chainMode === 'hctr2') {
       this.#hctr2 = newHctr2(key, { kernel });
       this.kernel = this.#hctr2.kernel;
+      this.#tweakAt = spec.ivMode === 'plain64be' ? 16 : 0;
+    } else if (spec.chainMode === 'adiantum') {
+      this.#adiantum = newAdiantum(key, { rounds: spec.cipher === 'xchacha20,aes' ? 20 : 12, kernel });
+      this.kernel = this.#adiantum.kernel;
       this.#tweakAt = spec.ivMode === 'plain64be' ? 16 : 0;
     } else {
       this.#cbc = newCipher(key, { kernel });
@@ -173,7 +179,7 @@ class DmCryptSectorCipher implements SectorCipher {
   }
 
   /**
-   * HCTR2's 32-byte IVs of `count` sectors: dm-crypt zeroes the IV (the template's ivsize, 32 bytes) and
+   * HCTR2's and Adiantum's 32-byte IVs of `count` sectors: dm-crypt zeroes the IV (the template's ivsize, 32 bytes) and
    * writes the sector number where the IV mode says, which is the 16-byte IV at byte 0 (plain, plain64,
    * null) or at byte 16 (plain64be, whose big-endian number ends the IV), the other 16 bytes zero.
    */
@@ -208,6 +214,8 @@ class DmCryptSectorCipher implements SectorCipher {
       this.#xts!.decryptSectors(dst, src, size, this.#ivsFor(firstSector, count));
     } else if (this.spec.chainMode === 'hctr2') {
       this.#hctr2!.decryptSectors(dst, src, size, this.#tweaksFor(firstSector, count));
+    } else if (this.spec.chainMode === 'adiantum') {
+      this.#adiantum!.decryptSectors(dst, src, size, this.#tweaksFor(firstSector, count));
     } else {
       this.#cbc!.decryptSectors(dst, src, size, this.#ivsFor(firstSector, count));
     }
@@ -224,6 +232,9 @@ class DmCryptSectorCipher implements SectorCipher {
     } else if (this.spec.chainMode === 'hctr2') {
       // One HCTR2 message per sector: every bit of a sector depends on every bit of it.
       this.#hctr2!.encryptSectors(dst, src, size, this.#tweaksFor(firstSector, count));
+    } else if (this.spec.chainMode === 'adiantum') {
+      // Adiantum too: one wide-block message per sector.
+      this.#adiantum!.encryptSectors(dst, src, size, this.#tweaksFor(firstSector, count));
     } else {
       // One CBC chain per sector (NIST SP 800-38A §6.2); the kernel runs the chains side by side.
       this.#cbc!.encryptSectors(dst, src, size, this.#ivsFor(firstSector, count));
@@ -235,7 +246,8 @@ class DmCryptSectorCipher implements SectorCipher {
     this.#cbc?.dispose();
     this.#xts?.dispose();
     this.#hctr2?.dispose();
-    this.#cbc = this.#xts = this.#hctr2 = undefined;
+    this.#adiantum?.dispose();
+    this.#cbc = this.#xts = this.#hctr2 = this.#adiantum = undefined;
     this.#ivs.fill(0);
     this.#tweaks.fill(0);
   }
@@ -247,10 +259,12 @@ const SECTOR_SIZES = [512, 1024, 2048, 4096];
  * Creates the sector cipher of a dm-crypt cipher spec for `key`: `aes-cbc-<ivmode>` with every IV mode of
  * `@x/disk-iv` (`plain`, `plain64`, `plain64be`, `benbi`, `null`, `essiv:<hash>`, `eboiv`),
  * `aes-xts-<ivmode>` (`plain64`, `plain`, `plain64be`, `benbi`, `null`), `aes-hctr2-<ivmode>` (`plain64`,
- * `plain`, `plain64be`, `null`; Linux `hctr2(aes)`, 32-byte IVs), `aes-ecb`, and the `capi:` forms of the same
- * (`capi:xts(aes)-plain64`, `capi:hctr2(aes)-plain64`, `capi:cbc(aes)-essiv:sha256`, `capi:ecb(aes)`).
+ * `plain`, `plain64be`, `null`; Linux `hctr2(aes)`, 32-byte IVs), `xchacha12,aes-adiantum-<ivmode>` and
+ * `xchacha20,aes-adiantum-<ivmode>` (the same IV modes; Linux `adiantum(xchacha12,aes)`), `aes-ecb`, and the
+ * `capi:` forms of the same (`capi:xts(aes)-plain64`, `capi:hctr2(aes)-plain64`,
+ * `capi:adiantum(xchacha12,aes)-plain64`, `capi:cbc(aes)-essiv:sha256`, `capi:ecb(aes)`).
  *
- * Keys: 16, 24 or 32 bytes for cbc, hctr2 and ecb; 32 or 64 bytes (key1 ‖ key2) for xts.
+ * Keys: 16, 24 or 32 bytes for cbc, hctr2 and ecb; 32 or 64 bytes (key1 ‖ key2) for xts; 32 for adiantum.
  *
  * @throws TypeError for arguments of the wrong type; RangeError for an unsupported spec, a key length the
  *   spec does not take, a bad sector size or an `ivOffset` that is not a whole number of sectors.
@@ -271,7 +285,7 @@ export function newSectorCipher(spec: string, key: Uint8Array, options: SectorCi
   if (typeof sectorSize !== 'number') throw new TypeError(`${PREFIX}: sectorSize must be a number`);
   if (!SECTOR_SIZES.includes(sectorSize))
     throw new RangeError(`${PREFIX}: sector size ${sectorSize} is not 512, 1024, 2048 or 4096`);
-  const lengths = parsed.chainMode === 'xts' ? [32, 64] : [16, 24, 32];
+  const lengths = parsed.chainMode === 'xts' ? [32, 64] : parsed.chainMode === 'adiantum' ? [32] : [16, 24, 32];
   if (!lengths.includes(key.length)) {
     throw new RangeError(
       `${PREFIX}: ${parsed.canonical} takes a key of ${lengths.join(' or ')} bytes, got ${key.length}`,

@@ -9,6 +9,11 @@
 // `<chainmode>(<cipher>)`) or `capi:hctr2(aes)-plain64`; its IV is 32 bytes (the template's ivsize), so
 // the IV modes write into 32 bytes: plain and plain64 the sector number little-endian at the start,
 // plain64be big-endian at the end, the rest zeros (dm-crypt's crypt_iv_*_gen memset the whole IV first).
+//
+// Adiantum is the kernel's `adiantum(xchacha12,aes)` / `adiantum(xchacha20,aes)` (crypto/adiantum.c): the
+// old form names the two ciphers, `xchacha12,aes-adiantum-plain64` (dm-crypt builds
+// `adiantum(xchacha12,aes)` from it), the capi form `capi:adiantum(xchacha12,aes)-plain64`. Its IV is 32
+// bytes too, filled by the same IV modes as HCTR2's; its key is 32 bytes (XChaCha's key).
 
 /**
  * A parsed dm-crypt cipher specification.
@@ -20,10 +25,13 @@
  * ```
  */
 export interface CipherSpec {
-  /** The block cipher: always `'aes'`. */
-  readonly cipher: 'aes';
-  /** The chaining mode (`'hctr2'`: the wide-block HCTR2, Linux `hctr2(aes)`). */
-  readonly chainMode: 'cbc' | 'xts' | 'hctr2' | 'ecb';
+  /** The cipher: `'aes'`, or for Adiantum its stream and block ciphers, `'xchacha12,aes'` or `'xchacha20,aes'`. */
+  readonly cipher: 'aes' | 'xchacha12,aes' | 'xchacha20,aes';
+  /**
+   * The chaining mode (`'hctr2'`: the wide-block HCTR2, Linux `hctr2(aes)`; `'adiantum'`: Adiantum, Linux
+   * `adiantum(xchacha12,aes)`).
+   */
+  readonly chainMode: 'cbc' | 'xts' | 'hctr2' | 'adiantum' | 'ecb';
   /** The IV mode with its options in dm-crypt's words (`'essiv:sha256'`, `'plain64'`), `''` for ecb. */
   readonly ivMode: string;
   /** The same cipher in the old form, e.g. `'aes-xts-plain64'` for `'capi:xts(aes)-plain64'`. */
@@ -36,9 +44,9 @@ const PREFIX = '@x/dm-crypt';
 const CBC_IV_MODES = /^(?:plain|plain64|plain64be|benbi|null|eboiv|essiv:[a-z0-9-]+)$/;
 // XTS takes the IV modes that do not use the key (its 32/64-byte key is not an AES key for essiv/eboiv).
 const XTS_IV_MODES = /^(?:plain|plain64|plain64be|benbi|null)$/;
-// HCTR2 takes the IV modes whose 32-byte IV is the 16-byte one of @x/disk-iv zero-extended (benbi's
-// shift depends on the template's block size, and essiv/eboiv encrypt a 16-byte IV: left out).
-const HCTR2_IV_MODES = /^(?:plain|plain64|plain64be|null)$/;
+// HCTR2 and Adiantum take the IV modes whose 32-byte IV is the 16-byte one of @x/disk-iv zero-extended
+// (benbi's shift depends on the template's block size, and essiv/eboiv encrypt a 16-byte IV: left out).
+const WIDE_IV_MODES = /^(?:plain|plain64|plain64be|null)$/;
 
 function unknown(spec: string, why: string): never {
   throw new RangeError(`${PREFIX}: unsupported cipher spec "${spec}": ${why}`);
@@ -63,28 +71,34 @@ export function parseCipherSpec(spec: string): CipherSpec {
   let iv: string;
   if (spec.startsWith('capi:')) {
     // dm-crypt splits the IV options at the last ':' and the IV mode at the last '-' before them.
-    const m = /^capi:([a-z0-9]+)\(([a-z0-9]+)\)(?:-(.+))?$/.exec(spec);
+    const m = /^capi:([a-z0-9]+)\(([a-z0-9]+(?:,[a-z0-9]+)?)\)(?:-(.+))?$/.exec(spec);
     if (!m) unknown(spec, 'expected capi:<mode>(<cipher>)[-<ivmode>]');
     [, chain, cipher, iv = ''] = m;
   } else {
-    const m = /^([a-z0-9]+)-([a-z0-9]+)(?:-(.+))?$/.exec(spec);
+    const m = /^([a-z0-9]+(?:,[a-z0-9]+)?)-([a-z0-9]+)(?:-(.+))?$/.exec(spec);
     if (!m) unknown(spec, 'expected <cipher>-<mode>[-<ivmode>], e.g. aes-xts-plain64');
     [, cipher, chain, iv = ''] = m;
   }
-  if (cipher !== 'aes') unknown(spec, `cipher "${cipher}" is not supported (only aes)`);
+  if (chain === 'adiantum') {
+    if (cipher !== 'xchacha12,aes' && cipher !== 'xchacha20,aes') {
+      unknown(spec, `cipher "${cipher}" is not supported with adiantum (xchacha12,aes or xchacha20,aes)`);
+    }
+  } else if (cipher !== 'aes') {
+    unknown(spec, `cipher "${cipher}" is not supported (only aes, and xchacha12,aes or xchacha20,aes with adiantum)`);
+  }
   if (chain === 'ecb') {
     if (iv !== '') unknown(spec, 'ecb takes no IV mode');
-  } else if (chain === 'cbc' || chain === 'xts' || chain === 'hctr2') {
+  } else if (chain === 'cbc' || chain === 'xts' || chain === 'hctr2' || chain === 'adiantum') {
     if (iv === '') unknown(spec, `${chain} needs an IV mode (e.g. ${chain === 'cbc' ? 'essiv:sha256' : 'plain64'})`);
-    const ok = chain === 'cbc' ? CBC_IV_MODES : chain === 'xts' ? XTS_IV_MODES : HCTR2_IV_MODES;
+    const ok = chain === 'cbc' ? CBC_IV_MODES : chain === 'xts' ? XTS_IV_MODES : WIDE_IV_MODES;
     if (!ok.test(iv)) unknown(spec, `IV mode "${iv}" is not supported with ${chain}`);
   } else {
-    unknown(spec, `chaining mode "${chain}" is not supported (cbc, xts, hctr2, ecb)`);
+    unknown(spec, `chaining mode "${chain}" is not supported (cbc, xts, hctr2, adiantum, ecb)`);
   }
   return Object.freeze({
-    cipher: 'aes',
+    cipher: cipher as CipherSpec['cipher'],
     chainMode: chain as CipherSpec['chainMode'],
     ivMode: iv,
-    canonical: iv === '' ? `aes-${chain}` : `aes-${chain}-${iv}`,
+    canonical: iv === '' ? `${cipher}-${chain}` : `${cipher}-${chain}-${iv}`,
   });
 }

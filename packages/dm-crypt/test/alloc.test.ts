@@ -11,6 +11,7 @@ it.each([
   ['aes-cbc-plain64', 32, 4096],
   ['aes-xts-plain64', 64, 512],
   ['aes-hctr2-plain64', 32, 4096],
+  ['xchacha12,aes-adiantum-plain64', 32, 4096],
   ['aes-ecb', 16, 512],
 ])('%s: allocates nothing per call', async (spec, keyLength, sectorSize) => {
   const c = newSectorCipher(spec, randomBytes(keyLength), { sectorSize });

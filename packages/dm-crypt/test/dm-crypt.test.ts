@@ -21,6 +21,10 @@ const CASES: Case[] = [
   { spec: 'capi:xts(aes)-plain64', keys: [64] },
   ...['plain64', 'plain', 'plain64be', 'null'].map((iv) => ({ spec: `aes-hctr2-${iv}`, keys: [16, 24, 32] })),
   { spec: 'capi:hctr2(aes)-plain64', keys: [32] },
+  ...['plain64', 'plain', 'plain64be', 'null'].map((iv) => ({ spec: `xchacha12,aes-adiantum-${iv}`, keys: [32] })),
+  { spec: 'xchacha20,aes-adiantum-plain64', keys: [32] },
+  { spec: 'capi:adiantum(xchacha12,aes)-plain64', keys: [32] },
+  { spec: 'capi:adiantum(xchacha20,aes)-plain64', keys: [32] },
 ];
 
 describe('parseCipherSpec', () => {
@@ -45,6 +49,13 @@ describe('parseCipherSpec', () => {
       canonical: 'aes-hctr2-plain64',
     });
     expect(parseCipherSpec('capi:hctr2(aes)-plain64').canonical).toBe('aes-hctr2-plain64');
+    expect(parseCipherSpec('xchacha12,aes-adiantum-plain64')).toEqual({
+      cipher: 'xchacha12,aes',
+      chainMode: 'adiantum',
+      ivMode: 'plain64',
+      canonical: 'xchacha12,aes-adiantum-plain64',
+    });
+    expect(parseCipherSpec('capi:adiantum(xchacha20,aes)-plain64').canonical).toBe('xchacha20,aes-adiantum-plain64');
   });
 
   it.each([
@@ -57,6 +68,12 @@ describe('parseCipherSpec', () => {
     ['aes-hctr2-essiv:sha256', /IV mode "essiv:sha256" is not supported with hctr2/],
     ['aes-hctr2-benbi', /IV mode "benbi" is not supported with hctr2/],
     ['serpent-hctr2-plain64', /cipher "serpent" is not supported/],
+    ['xchacha12,aes-adiantum', /adiantum needs an IV mode/],
+    ['xchacha12,aes-adiantum-essiv:sha256', /IV mode "essiv:sha256" is not supported with adiantum/],
+    ['xchacha12,aes-adiantum-benbi', /IV mode "benbi" is not supported with adiantum/],
+    ['xchacha8,aes-adiantum-plain64', /cipher "xchacha8,aes" is not supported with adiantum/],
+    ['aes-adiantum-plain64', /cipher "aes" is not supported with adiantum/],
+    ['xchacha12,aes-xts-plain64', /cipher "xchacha12,aes" is not supported \(only aes/],
     ['aes-cbc-lmk', /IV mode "lmk"/],
     ['aes:64-cbc-lmk', /expected <cipher>-<mode>/],
     ['capi:xts(aes', /expected capi:/],
@@ -70,7 +87,7 @@ describe('parseCipherSpec', () => {
 
 describe('newSectorCipher against node:crypto, one sector at a time', () => {
   for (const { spec, keys } of CASES) {
-    const { chainMode, ivMode } = parseCipherSpec(spec);
+    const { chainMode, ivMode, cipher } = parseCipherSpec(spec);
     for (const keyLength of keys) {
       for (const sectorSize of [512, 4096]) {
         it(`${spec}, ${keyLength}-byte key, ${sectorSize}-byte sectors`, () => {
@@ -79,7 +96,7 @@ describe('newSectorCipher against node:crypto, one sector at a time', () => {
           const data = new Uint8Array(randomBytes(count * sectorSize));
           const c = newSectorCipher(spec, key, { sectorSize });
           for (const first of [0, 7, 0xfffffffe, 2 ** 40 + 3]) {
-            const want = referenceCrypt('encrypt', { chainMode, ivMode }, key, data, BigInt(first), sectorSize);
+            const want = referenceCrypt('encrypt', { chainMode, ivMode, cipher }, key, data, BigInt(first), sectorSize);
             const enc = new Uint8Array(data.length);
             c.encrypt(enc, data, first);
             expect(Buffer.from(enc).equals(Buffer.from(want))).toBe(true);
@@ -106,11 +123,13 @@ describe('IV numbering options', () => {
     ['aes-cbc-benbi', 2048, true, 4n],
     ['aes-hctr2-plain64', 4096, false, 16n],
     ['aes-hctr2-plain64be', 4096, true, 8n],
+    ['xchacha12,aes-adiantum-plain64', 4096, false, 16n],
+    ['xchacha20,aes-adiantum-plain64', 4096, true, 8n],
   ] as const)('%s, %d-byte sectors, ivLargeSectors %s, ivOffset %d', (spec, sectorSize, ivLargeSectors, ivOffset) => {
     const key = new Uint8Array(randomBytes(32));
     const data = new Uint8Array(randomBytes(3 * sectorSize));
-    const { chainMode, ivMode } = parseCipherSpec(spec);
-    const want = referenceCrypt('encrypt', { chainMode, ivMode }, key, data, 11n, sectorSize, {
+    const { chainMode, ivMode, cipher } = parseCipherSpec(spec);
+    const want = referenceCrypt('encrypt', { chainMode, ivMode, cipher }, key, data, 11n, sectorSize, {
       ivLargeSectors,
       ivOffset,
     });
@@ -123,7 +142,7 @@ describe('IV numbering options', () => {
     expect(Buffer.from(dec).equals(Buffer.from(data))).toBe(true);
   });
 
-  it.each(['aes-cbc-essiv:sha256', 'aes-hctr2-plain64'])(
+  it.each(['aes-cbc-essiv:sha256', 'aes-hctr2-plain64', 'xchacha12,aes-adiantum-plain64'])(
     '%s: many sectors in one call equal the same sectors one by one',
     (spec) => {
       const key = new Uint8Array(randomBytes(32));
@@ -151,6 +170,9 @@ describe('errors, and nothing written', () => {
     );
     expect(() => newSectorCipher('aes-cbc-plain64', new Uint8Array(64))).toThrow(
       /takes a key of 16 or 24 or 32 bytes, got 64/,
+    );
+    expect(() => newSectorCipher('xchacha12,aes-adiantum-plain64', new Uint8Array(64))).toThrow(
+      /xchacha12,aes-adiantum-plain64 takes a key of 32 bytes, got 64/,
     );
     expect(() => newSectorCipher('aes-xts-plain64', new Uint8Array(16))).toThrow(
       /takes a key of 32 or 64 bytes, got 16/,

@@ -2,19 +2,22 @@
 // hand with bigint arithmetic, the IV from @x/testkit's model of dm-crypt's IV modes, AES from node:crypto
 // (OpenSSL) through @x/testkit's references. HCTR2 has no node:crypto reference: its sectors are single
 // `encrypt`/`decrypt` calls of @x/hctr2 (checked there against the HCTR2 authors' and Linux's vectors)
-// with the 32-byte IV built here by hand as dm-crypt builds it.
+// with the 32-byte IV built here by hand as dm-crypt builds it. Adiantum's sectors come from @x/testkit's
+// refHbsh (Adiantum written out from its definition, BigInt arithmetic), with the same 32-byte IVs.
 import { newHctr2 } from '@x/hctr2';
-import { dmCryptIv, refCbc, refEcb, refXts } from '@x/testkit';
+import { dmCryptIv, refCbc, refEcb, refHbsh, refXts } from '@x/testkit';
 
 export interface RefSpec {
-  chainMode: 'cbc' | 'xts' | 'hctr2' | 'ecb';
+  chainMode: 'cbc' | 'xts' | 'hctr2' | 'adiantum' | 'ecb';
   ivMode: string;
+  /** For adiantum: `xchacha12,aes` or `xchacha20,aes`. */
+  cipher?: string;
 }
 
 const MASK64 = (1n << 64n) - 1n;
 
 /**
- * dm-crypt's IV for hctr2(aes) (ivsize 32): zeroed, then plain the low 32 bits and plain64 the 64 bits of
+ * dm-crypt's IV for hctr2(aes) and adiantum(…) (ivsize 32): zeroed, then plain the low 32 bits and plain64 the 64 bits of
  * the IV sector little-endian at byte 0, plain64be big-endian in the last 8 bytes, null nothing
  * (drivers/md/dm-crypt.c, crypt_iv_plain_gen, crypt_iv_plain64_gen, crypt_iv_plain64be_gen).
  */
@@ -61,6 +64,11 @@ export function referenceCrypt(
     if (opts.ivLargeSectors) s /= BigInt(sectorSize / 512);
     if (spec.chainMode === 'hctr2') {
       out.set(refHctr2Sector(encrypt, key, src, hctr2Iv(spec.ivMode, s)), i * sectorSize);
+      continue;
+    }
+    if (spec.chainMode === 'adiantum') {
+      const rounds = spec.cipher === 'xchacha20,aes' ? 20 : 12;
+      out.set(refHbsh('adiantum', rounds, key, hctr2Iv(spec.ivMode, s), src, !encrypt), i * sectorSize);
       continue;
     }
     const iv = dmCryptIv(spec.ivMode, key, s, sectorSize);
