@@ -35,3 +35,4 @@ export {
   type PbkdfSpec,
 } from './luks.js';
 export { describeWithCryptsetup } from './suite.js';
+export { editLuks2Json, setLuks2SegmentCipher, type Luks2JsonEdit } from './rewrite.js';
