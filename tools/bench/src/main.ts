@@ -1,22 +1,25 @@
 /**
  * The benchmarks behind the README's tables, side by side in one process with interleaved rounds: each
  * round measures every contender once, and a table reports each contender's median round, so that a slow
- * phase of the machine hits all of them alike. Four tables:
+ * phase of the machine hits all of them alike. Five tables:
  *
  * - openssl (./openssl.ts): the native-x64 kernel on both its paths (vaes, aesni), native-x64 and
  *   wasm-simd128 through @x/cbc and @x/xts, node:crypto, and `openssl speed` run as a child process, each
  *   operation of the issue's table at AES-128 and AES-256, with the ratios to OpenSSL and the goals;
  * - modes (./modes.ts): CTR, GCM and HCTR2 on every @x kernel against node:crypto, @noble/ciphers and
  *   `openssl speed`, with HCTR2 in cycles per byte at the measured clock (./clock.c);
+ * - adiantum (./adiantum.ts): Adiantum and HPolyC on 4 KiB sectors on every @x kernel against
+ *   @noble/ciphers' xchacha20, node:crypto's chacha20 and `openssl speed -evp chacha20`;
  * - libraries (./libraries.ts): every @x kernel usable here through @x/cbc, @x/xts and @x/disk-iv
  *   against node:crypto (OpenSSL, AES-NI), @noble/ciphers (T-tables) and aes-js;
  * - job (./job.ts): `x-luks decrypt` of a 1 GiB aes-xts-plain64 LUKS2 volume against cryptsetup's
  *   offline decryption of the same payload, `dd` and `cat` of the image (needs cryptsetup and the built
  *   x-luks; makes the volume in a temporary directory, about 4 GiB of disk while it runs, removed after).
  *
- *   npm run bench                   all four tables (about 12 minutes on 2 cores)
+ *   npm run bench                   all five tables (about 13 minutes on 2 cores)
  *   npm run bench -- --openssl      only the OpenSSL table (about 3 minutes)
  *   npm run bench -- --modes        only the CTR / GCM / HCTR2 table (about 2 minutes)
+ *   npm run bench -- --adiantum     only the Adiantum / HPolyC table (about 1 minute)
  *   npm run bench -- --libraries    only the library table (about 5 minutes)
  *   npm run bench -- --job          only the job (about 2 minutes); --job-mib N for an N MiB payload
  *   npm start                       the library table's short form (under a minute)
@@ -28,6 +31,7 @@
  *                                   libraries are left out
  */
 import path from 'node:path';
+import { runAdiantum } from './adiantum.js';
 import { runJob } from './job.js';
 import { runLibraries } from './libraries.js';
 import { runModes } from './modes.js';
@@ -41,7 +45,7 @@ const baseline = option('--baseline');
 const jobMib = Number(option('--job-mib') ?? 1024);
 if (!Number.isInteger(jobMib) || jobMib <= 0) throw new Error('bench: --job-mib takes a positive whole number');
 
-const picked = ['--openssl', '--modes', '--libraries', '--job'].filter((a) => args.has(a));
+const picked = ['--openssl', '--modes', '--adiantum', '--libraries', '--job'].filter((a) => args.has(a));
 const all = picked.length === 0 && !short && baseline === undefined;
 const want = (name: string) => all || args.has(name);
 
@@ -49,6 +53,7 @@ const started = Date.now();
 const json: Record<string, unknown> = {};
 if (want('--openssl')) json.openssl = runOpenssl();
 if (want('--modes')) json.modes = runModes();
+if (want('--adiantum')) json.adiantum = runAdiantum();
 if (want('--libraries') || short || baseline !== undefined) {
   json.libraries = await runLibraries({ short, baselineDir: baseline && path.resolve(baseline) });
 }
