@@ -240,24 +240,36 @@ class HbshCipher implements Adiantum {
     const bytes = count * size;
     const n = size - 16;
     m.set(this.#theirs.get(2 * slot, src, off, bytes), DATA);
+    // The header of message 0 in full (prefix, tweak, padding); the others differ only in their tweak.
+    const hlen = this.#headerBytes(tlen);
+    const at0 = HDR + (this.#hpolyc ? 4 : 16);
+    this.#writeHeader(HDR, 0, hlen, size, tweaks, toff, tlen);
     for (let i = 0; i < count; i++) {
       const state = STATES + STATE_BYTES * i;
       const at = DATA + i * size;
-      this.#header(size, tweaks, toff + i * tlen, tlen, state);
+      const t = toff + i * tlen;
+      for (let j = 0; j < tlen; j++) m[at0 + j] = tweaks[t + j];
+      core.header(HDR, hlen, state, 0);
       core.finish(at, n, state, XS + 16 * i, at + n, 0);
     }
     this.#blocks(k, count, decrypt);
+    // The stream nonce N ‖ 1 ‖ 0^7, N = C_M: Y to encrypt, X to decrypt.
+    const from = decrypt ? XS : YS;
+    m[NONCE + 16] = 1;
     for (let i = 0; i < count; i++) {
       const state = STATES + STATE_BYTES * i;
       const at = DATA + i * size;
-      this.#nonce((decrypt ? XS : YS) + 16 * i);
+      for (let j = 0; j < 16; j++) m[NONCE + j] = m[from + 16 * i + j];
       core.stream(NONCE, at, n, 0);
       core.finish(at, n, state, at + n, YS + 16 * i, 1);
     }
     this.#theirs.get(2 * slot + 1, dst, off, bytes).set(this.#mine.get(2 + (slot & 1), m, DATA, bytes));
-    // X, Y, the hash states and the nonce are wiped; DATA holds what the caller has in dst anyway.
-    m.fill(0, XS, STATES + STATE_BYTES * count);
-    m.fill(0, NONCE, NONCE + 16);
+    // The header, X, Y, the hash states and the nonce are wiped; DATA holds what the caller has in dst anyway.
+    m.fill(0, HDR, HDR + hlen);
+    m.fill(0, XS, XS + 16 * count);
+    m.fill(0, YS, YS + 16 * count);
+    m.fill(0, STATES, STATES + STATE_BYTES * count);
+    m.fill(0, NONCE, NONCE + 24);
   }
 
   #sectors(k: AesKeyedKernel, dst: Uint8Array, src: Uint8Array, size: number, tweaks: Uint8Array, decrypt: boolean) {
