@@ -29,11 +29,12 @@ interface Vector {
   description?: string;
 }
 
-const vectorsDir = new URL('./vectors/', import.meta.url);
-const load = (name: string): Vector[] => {
-  const bytes = readFileSync(new URL(name, vectorsDir));
-  return JSON.parse((name.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8')).vectors;
-};
+export interface ConformanceOptions {
+  /** fast-check runs per property (default 40). */
+  runs?: number;
+  /** Where the vector files are; default: `./vectors/` beside this file. */
+  vectorsDir?: URL;
+}
 
 const key32 = fc.uint8Array({ minLength: 32, maxLength: 32 });
 const variantArb = fc.constantFrom<Variant>('adiantum', 'hpolyc');
@@ -47,8 +48,14 @@ const roundsArb = fc.constantFrom<8 | 12 | 20>(8, 12, 20);
  * for (const kernel of testedKernels(kernels())) hbshConformance(onKernel(kernel), { describe, it });
  * ```
  */
-export function hbshConformance(target: HbshTarget, { describe, it }: Suite, runs = 40): void {
+export function hbshConformance(target: HbshTarget, { describe, it }: Suite, options: ConformanceOptions = {}): void {
   const make = target.make;
+  const runs = options.runs ?? 40;
+  const vectorsDir = options.vectorsDir ?? new URL('./vectors/', import.meta.url);
+  const load = (name: string): Vector[] => {
+    const bytes = readFileSync(new URL(name, vectorsDir));
+    return JSON.parse((name.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8')).vectors;
+  };
 
   describe(`@x/adiantum on kernel ${target.name}`, () => {
     it('uses the kernel it was asked for', () => {

@@ -9,5 +9,5 @@ hbshConformance(
     make: (variant, key, options) => (variant === 'adiantum' ? newAdiantum : newHpolyc)(key, options),
   },
   { describe, it },
-  20,
+  { runs: 20 },
 );
