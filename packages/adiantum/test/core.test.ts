@@ -1,7 +1,8 @@
 /**
  * The SIMD128 core (src/core-wasm.ts) against the Adiantum authors' vectors for XChaCha8/12/20, NH,
  * NHPoly1305 and Poly1305 (test/vectors, from github.com/google/adiantum test_vectors/ours at commit
- * 4feeb5aa), against @noble/ciphers' XChaCha20, and against the portable core (src/core-portable.ts) on
+ * 4feeb5aa), the HChaCha20 subkey of draft-irtf-cfrg-xchacha-03 §2.2.1 and the Poly1305 tag of RFC 8439
+ * §2.5.2, against @noble/ciphers' XChaCha20, and against the portable core (src/core-portable.ts) on
  * random keys, lengths, offsets and states for all five functions of the contract.
  *
  * The Poly1305 and NHPoly1305 vectors come with their own keys, which the contract's `setup` would
@@ -11,7 +12,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import { xchacha20 } from '@noble/ciphers/chacha.js';
+import { chacha20orig, xchacha20 } from '@noble/ciphers/chacha.js';
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { portableCore } from '../src/core-portable.js';
@@ -104,8 +105,15 @@ describe('wasmCore where WebAssembly is missing or refused', () => {
 });
 
 describe('XChaCha (stream)', () => {
-  it.each([8, 12, 20])('XChaCha%d: the authors’ vectors, blocks 0, 1, 1023, 1024, 2048', (rounds) => {
-    const c = core as HbshCore;
+  it.each([
+    [8, 'wasm'],
+    [12, 'wasm'],
+    [20, 'wasm'],
+    [8, 'portable'],
+    [12, 'portable'],
+    [20, 'portable'],
+  ] as const)('XChaCha%d: the authors’ vectors, blocks 0, 1, 1023, 1024, 2048, %s core', (rounds, which) => {
+    const c = which === 'wasm' ? (core as HbshCore) : portableCore();
     const { vectors: vs } = vectors<{ key: string; nonce: string; tests: { offset: number; block: string }[] }>(
       `xchacha_${rounds}.json`,
     );
@@ -119,6 +127,26 @@ describe('XChaCha (stream)', () => {
         c.stream(NONCE, DATA, 64, t.offset);
         expect(toHex(c.memory.subarray(DATA, DATA + 64))).toBe(t.block);
       }
+    }
+  });
+
+  it('HChaCha20 gives the subkey of draft-irtf-cfrg-xchacha-03 §2.2.1 (both cores)', () => {
+    // Key 00..1f, nonce 000000090000004a0000000031415927: the subkey the draft prints. XChaCha20's block 0
+    // under any 8-byte nonce tail n is then ChaCha20 (djb's layout) under that subkey with nonce n.
+    const subkey = hex('82413b4227b27bfed30e42508a877d73a0f9e4d58a74a853c12ec41326d3ecdc');
+    const tail = hex('0102030405060708');
+    const want = chacha20orig(subkey, tail, new Uint8Array(128));
+    for (const c of [core as HbshCore, portableCore()]) {
+      c.memory.set(
+        Uint8Array.from({ length: 32 }, (_, i) => i),
+        KEY,
+      );
+      c.setup(20, 0);
+      c.memory.set(hex('000000090000004a0000000031415927'), NONCE);
+      c.memory.set(tail, NONCE + 16);
+      c.memory.fill(0, DATA, DATA + 128);
+      c.stream(NONCE, DATA, 128, 0);
+      expect(toHex(c.memory.subarray(DATA, DATA + 128)), c.name).toBe(toHex(want));
     }
   });
 
@@ -193,6 +221,19 @@ describe('Poly1305 (header, finish)', () => {
       e.finish(DATA, msg.length, STATES, YS + 16, XS, 0, 1);
       expect(toHex(m.subarray(YS + 16, YS + 32))).toBe(v.mac);
     }
+  });
+
+  it('RFC 8439 §2.5.2: the tag of "Cryptographic Forum Research Group" (s as the base)', () => {
+    const { e, m } = rawModule();
+    const key = hex('85d6be7857556d337f4452fe42d506a80103808afb0db2fd4abff6af4149f51b');
+    const msg = new TextEncoder().encode('Cryptographic Forum Research Group');
+    m.set(key.subarray(0, 16), DERIVED + 32);
+    e.setup(12, 0);
+    m.set(key.subarray(16), XS);
+    m.set(msg, HDR);
+    e.header(HDR, msg.length, STATES, 0);
+    e.finish(DATA, 0, STATES, YS, XS, 0, 0);
+    expect(toHex(m.subarray(YS, YS + 16))).toBe('a8061dc1305136c6c22b8baf0c0127a9');
   });
 
   it('reduces fully where h lands in [p, 2^130) (the inputs of RFC 8439 §A.3 #5 and #9, and more)', () => {
