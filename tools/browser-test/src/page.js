@@ -1,7 +1,11 @@
 // Runs in Chromium. Loaded by src/run.ts from a page whose import map points every @x package at its
 // built dist/. Exposes window.xaes.run(cases): each case runs through @x/cbc (with the kernel the page
 // asks for), through the wasm-simd128 kernel contract directly, and through @x/ctr, @x/gcm and @x/hctr2
-// (the kernel's ctr and POLYVAL); results go back as base64.
+// (the kernel's ctr and POLYVAL); and window.xaes.adiantum(cases): Adiantum and HPolyC through
+// @x/adiantum (with the kernel the page asks for) and through @x/adiantum/portable. Results go back as
+// base64.
+import * as adiantum from '@x/adiantum';
+import * as adiantumPortable from '@x/adiantum/portable';
 import { kernels, newCipher } from '@x/cbc';
 import { expandKey } from '@x/aes-keyschedule';
 import { init, kernel as wasmKernel } from '@x/aes-wasm-kernel';
@@ -112,7 +116,76 @@ function modes(k, kernel) {
   return { kernel: ctr.kernel, out };
 }
 
+/**
+ * One Adiantum or HPolyC case through one entry point (`@x/adiantum` or `@x/adiantum/portable`): a message
+ * under its tweak (`sectorSize` 0), or whole sectors through the sector calls with 32 bytes of tweak each
+ * (as Linux's adiantum template takes dm-crypt's IV). `encrypt` of the data and `decrypt` of the data (as
+ * if it were a ciphertext), src and dst at other byte offsets; `back`: the encryption decrypted in place.
+ */
+function hbsh(entry, k, kernel) {
+  const make = k.variant === 'hpolyc' ? entry.newHpolyc : entry.newAdiantum;
+  const c = make(fromB64(k.key), kernel ? { rounds: k.rounds, kernel } : { rounds: k.rounds });
+  const tweak = fromB64(k.tweak);
+  const data = at(fromB64(k.data), k.offset);
+  const crypt = (decrypt, d, s) => {
+    if (k.sectorSize === 0) (decrypt ? c.decrypt : c.encrypt).call(c, d, s, tweak);
+    else (decrypt ? c.decryptSectors : c.encryptSectors).call(c, d, s, k.sectorSize, tweak);
+  };
+  const out = {};
+  const enc = at(new Uint8Array(data.length), (k.offset * 5 + 3) % 16);
+  crypt(false, enc, data);
+  out.encrypt = toB64(enc);
+  const dec = at(new Uint8Array(data.length), (k.offset * 7 + 1) % 16);
+  crypt(true, dec, data);
+  out.decrypt = toB64(dec);
+  crypt(true, enc, enc);
+  out.back = toB64(enc);
+  const result = { kernel: c.kernel, out };
+  c.dispose();
+  return result;
+}
+
+/**
+ * Whether a new cipher of `@x/adiantum` would get the WebAssembly core: its core-wasm.js module (the very
+ * instance index.js imports, found beside it through the import map) asked for a core. 'wasm-simd128', or
+ * null where WebAssembly is blocked or not yet compiled (then every cipher takes the portable core).
+ */
+async function wasmCoreName() {
+  const url = new URL('./core-wasm.js', import.meta.resolve('@x/adiantum')).href;
+  const { wasmCore } = await import(url);
+  return wasmCore()?.name ?? null;
+}
+
+/**
+ * Every case through `@x/adiantum` (with `kernel`, or its own choice) and through `@x/adiantum/portable`,
+ * after `init()` when `callInit`; with the kernels it lists and whether it has the WebAssembly core.
+ */
+async function runAdiantum({ cases, kernel, callInit }) {
+  // init() of @x/adiantum compiles the AES kernel's module and the core's module asynchronously.
+  if (callInit) await adiantum.init();
+  const result = { kernels: adiantum.kernels(), wasmCore: null, index: [], portable: [], errors: [] };
+  try {
+    result.wasmCore = await wasmCoreName();
+  } catch (e) {
+    result.errors.push(`@x/adiantum core-wasm.js: ${e?.message}`);
+  }
+  for (const k of cases) {
+    for (const [list, entry, name, kernelOption] of [
+      [result.index, adiantum, '@x/adiantum', kernel],
+      [result.portable, adiantumPortable, '@x/adiantum/portable', undefined],
+    ]) {
+      try {
+        list.push(hbsh(entry, k, kernelOption));
+      } catch (e) {
+        result.errors.push(`${name} ${k.name}: ${e?.message}`);
+      }
+    }
+  }
+  return result;
+}
+
 window.xaes = {
+  adiantum: runAdiantum,
   async run({ cases, kernel, callInit }) {
     if (callInit) await init();
     const result = {

@@ -3,8 +3,11 @@
  * (an import map resolves the bare names), drives Debian's Chromium headless through playwright-core,
  * and checks NIST vectors and random cases through @x/cbc, @x/ctr, @x/gcm and @x/hctr2 on the wasm-simd128
  * kernel against results computed here with node:crypto (HCTR2, which OpenSSL lacks: @x/hctr2 on the
- * portable kernel). A second page, served with a Content-Security-Policy that forbids
- * WebAssembly compilation, checks that @x/cbc falls back to the portable kernel and says so.
+ * portable kernel), and Adiantum-XChaCha12, Adiantum-XChaCha20 and HPolyC-XChaCha12 through @x/adiantum on
+ * the wasm-simd128 kernel and WebAssembly core and through @x/adiantum/portable, against the vectors of
+ * Linux and of the Adiantum authors and against refHbsh of @x/testkit. A second page, served with a
+ * Content-Security-Policy that forbids WebAssembly compilation, checks that @x/cbc and @x/adiantum fall back
+ * to the portable kernel (and @x/adiantum to the portable core) and say so, with the same bytes.
  *
  * Without /usr/bin/chromium the test prints that it is skipped and exits 0, except under CI=true, where
  * that is a failure.
@@ -14,6 +17,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
 import {
   CHROMIUM,
   FIPS197_PLAINTEXT,
@@ -22,6 +26,7 @@ import {
   refCbc,
   refCbcSectors,
   refEcb,
+  refHbsh,
   SP800_38A_CBC,
   SP800_38A_IV,
   SP800_38A_PLAINTEXT,
@@ -132,6 +137,126 @@ function cases(): Case[] {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// Adiantum and HPolyC cases and their expected results, computed with refHbsh (the model of @x/testkit,
+// BigInt arithmetic written out from the definitions; it shares no code with @x/adiantum).
+
+type Variant = 'adiantum' | 'hpolyc';
+
+interface HbshCase {
+  /** What the case is, for failure messages: `Adiantum-XChaCha12 random 31 B`, … */
+  name: string;
+  variant: Variant;
+  rounds: 12 | 20;
+  key: string;
+  tweak: string;
+  data: string;
+  offset: number;
+  /** 0: one message under `tweak`; else sectors of this size through the sector calls, 32 bytes of `tweak` each. */
+  sectorSize: number;
+  /** What page.js's `hbsh` must give: `encrypt` and `decrypt` of the data, and `back` (the data again). */
+  expected: Record<string, string>;
+}
+
+const hbshName = (variant: Variant, rounds: number) =>
+  `${variant === 'adiantum' ? 'Adiantum' : 'HPolyC'}-XChaCha${rounds}`;
+
+/** refHbsh of a message, or of each sector with its 32 bytes of tweak when `sectorSize` is not 0. */
+function refHbshCall(
+  variant: Variant,
+  rounds: number,
+  key: Uint8Array,
+  tweak: Uint8Array,
+  data: Uint8Array,
+  sectorSize: number,
+  decrypt: boolean,
+): Uint8Array {
+  if (sectorSize === 0) return refHbsh(variant, rounds, key, tweak, data, decrypt);
+  const out = new Uint8Array(data.length);
+  for (let at = 0, s = 0; at < data.length; at += sectorSize, s++) {
+    const sector = data.subarray(at, at + sectorSize);
+    out.set(refHbsh(variant, rounds, key, tweak.subarray(32 * s, 32 * s + 32), sector, decrypt), at);
+  }
+  return out;
+}
+
+/** A case; when `ciphertext` (hex) is given, refHbsh must agree with it, as a check of the model. */
+function makeHbshCase(
+  name: string,
+  variant: Variant,
+  rounds: 12 | 20,
+  key: Uint8Array,
+  tweak: Uint8Array,
+  data: Uint8Array,
+  sectorSize: number,
+  ciphertext?: string,
+): HbshCase {
+  const encrypted = refHbshCall(variant, rounds, key, tweak, data, sectorSize, false);
+  if (ciphertext !== undefined && toHex(encrypted) !== ciphertext) fail(`refHbsh disagrees with ${name}`);
+  return {
+    name,
+    variant,
+    rounds,
+    key: b64(key),
+    tweak: b64(tweak),
+    data: b64(data),
+    offset: randomInt(16),
+    sectorSize,
+    expected: {
+      encrypt: b64(encrypted),
+      decrypt: b64(refHbshCall(variant, rounds, key, tweak, data, sectorSize, true)),
+      back: b64(data),
+    },
+  };
+}
+
+/** @x/adiantum's copies of the vector files (each names its source in its `source` field). */
+function adiantumVectors(file: string): { key: string; tweak?: string; iv?: string; ptext: string; ctext: string }[] {
+  const bytes = readFileSync(join(PACKAGES, 'adiantum', 'test', 'vectors', file));
+  return JSON.parse((file.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8')).vectors;
+}
+
+/**
+ * Known answers: Linux's testmgr vectors for adiantum(xchacha12,aes) and adiantum(xchacha20,aes) (6 each:
+ * 16 to 4096 bytes, 32-byte IVs), and the first HPolyC-XChaCha12 vector of the Adiantum authors
+ * (github.com/google/adiantum test_vectors/ours/HPolyC, commit 4feeb5aa) for each message length (16 to
+ * 4096 bytes) and tweak length (0, 17, 32 bytes). Then random cases of each of Adiantum-XChaCha12,
+ * Adiantum-XChaCha20 and HPolyC-XChaCha12: messages of 16, 31, 4096 and a random number of bytes under
+ * tweaks of 32, 0, 17 and a random number of bytes, and 8 sectors of 512 bytes with 32-byte tweaks.
+ */
+function hbshCases(): HbshCase[] {
+  const out: HbshCase[] = [];
+  for (const rounds of [12, 20] as const) {
+    for (const [i, v] of adiantumVectors(`linux_testmgr_adiantum_xchacha${rounds}_aes.json`).entries()) {
+      const name = `${hbshName('adiantum', rounds)} Linux testmgr #${i}`;
+      out.push(makeHbshCase(name, 'adiantum', rounds, hex(v.key), hex(v.iv ?? ''), hex(v.ptext), 0, v.ctext));
+    }
+  }
+  const seen = new Set<string>();
+  for (const [i, v] of adiantumVectors('google_HPolyC_XChaCha12_32_AES256.json.gz').entries()) {
+    const shape = `${v.ptext.length / 2} B, tweak ${(v.tweak ?? '').length / 2} B`;
+    if (seen.has(shape)) continue;
+    seen.add(shape);
+    const name = `${hbshName('hpolyc', 12)} authors' #${i} (${shape})`;
+    out.push(makeHbshCase(name, 'hpolyc', 12, hex(v.key), hex(v.tweak ?? ''), hex(v.ptext), 0, v.ctext));
+  }
+  for (const [variant, rounds] of [
+    ['adiantum', 12],
+    ['adiantum', 20],
+    ['hpolyc', 12],
+  ] as const) {
+    const lengths = [16, 31, 4096, 17 + randomInt(2000)];
+    const tweaks = [32, 0, 17, randomInt(64)];
+    lengths.forEach((n, i) => {
+      const name = `${hbshName(variant, rounds)} random ${n} B, tweak ${tweaks[i]} B`;
+      out.push(makeHbshCase(name, variant, rounds, randomBytes(32), randomBytes(tweaks[i]), randomBytes(n), 0));
+    });
+    const name = `${hbshName(variant, rounds)} random 8 sectors of 512 B`;
+    out.push(makeHbshCase(name, variant, rounds, randomBytes(32), randomBytes(8 * 32), randomBytes(8 * 512), 512));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------
 // The server: an import map for every @x package, their dist/ files, and the page script.
 
 type Conditions = string | { [condition: string]: Conditions };
@@ -225,12 +350,22 @@ interface PageResult {
   errors: string[];
 }
 
-function check(
+/** What page.js's `xaes.adiantum` gives: through @x/adiantum (`index`) and @x/adiantum/portable. */
+interface AdiantumResult {
+  kernels: string[];
+  /** The core a new @x/adiantum cipher on a kernel other than portable gets: 'wasm-simd128', or null (portable). */
+  wasmCore: string | null;
+  index: { kernel: string; out: Record<string, string> }[];
+  portable: { kernel: string; out: Record<string, string> }[];
+  errors: string[];
+}
+
+function check<C extends { key: string; data: string; expected: Record<string, string>; name?: string }>(
   label: string,
-  all: Case[],
+  all: C[],
   results: { kernel: string; out: Record<string, string> }[],
   kernel: string,
-  expected: (c: Case) => Record<string, string> = (c) => c.expected,
+  expected: (c: C) => Record<string, string> = (c) => c.expected,
 ): number {
   let failures = 0;
   if (results.length !== all.length) {
@@ -246,9 +381,9 @@ function check(
     for (const [op, want] of Object.entries(expected(c))) {
       if (r.out[op] !== want) {
         failures++;
-        console.error(
-          `  ${label} case ${i} (${Buffer.from(c.data, 'base64').length} B, key ${Buffer.from(c.key, 'base64').length} B): ${op} differs`,
-        );
+        const what =
+          c.name ?? `${Buffer.from(c.data, 'base64').length} B, key ${Buffer.from(c.key, 'base64').length} B`;
+        console.error(`  ${label} case ${i} (${what}): ${op} differs`);
       }
     }
   });
@@ -266,6 +401,7 @@ async function main(): Promise<void> {
     'ctr',
     'gcm',
     'hctr2',
+    'adiantum',
     'aes-kernels',
     'aes-keyschedule',
     'aes-wasm-kernel',
@@ -282,7 +418,14 @@ async function main(): Promise<void> {
   let failures = 0;
   try {
     const all = cases();
-    const run = async (path: string, kernel: string | undefined, callInit: boolean): Promise<PageResult> => {
+    const hbshAll = hbshCases();
+    /** Loads `path` and runs page.js's `xaes.run` on every case, then `xaes.adiantum` on `hbsh`. */
+    const run = async (
+      path: string,
+      kernel: string | undefined,
+      callInit: boolean,
+      hbsh: HbshCase[],
+    ): Promise<PageResult & { adiantum: AdiantumResult }> => {
       const page = await context.newPage();
       const problems: string[] = [];
       page.on('pageerror', (e) => problems.push(String(e)));
@@ -297,12 +440,16 @@ async function main(): Promise<void> {
         (arg) => (window as unknown as { xaes: { run(a: unknown): Promise<unknown> } }).xaes.run(arg),
         { cases: all, kernel, callInit },
       )) as PageResult;
+      const adiantum = (await page.evaluate(
+        (arg) => (window as unknown as { xaes: { adiantum(a: unknown): Promise<unknown> } }).xaes.adiantum(arg),
+        { cases: hbsh, kernel, callInit },
+      )) as AdiantumResult;
       await page.close();
-      return result;
+      return { ...result, adiantum };
     };
 
     // 1. Main thread, init() awaited: @x/cbc with kernel wasm-simd128, and the kernel contract directly.
-    const main = await run('/', KERNEL, true);
+    const main = await run('/', KERNEL, true, hbshAll);
     console.log(`chromium ${context.browser()?.version() ?? ''}: kernels() = ${JSON.stringify(main.kernels)}`);
     for (const e of main.errors.slice(0, 3)) console.error(`  ${e}`);
     failures += main.errors.length;
@@ -320,14 +467,33 @@ async function main(): Promise<void> {
     );
     failures = viaCbc + direct + modes;
 
-    // Without init(): whether this Chromium compiles the module synchronously on the main thread.
-    const sync = await run('/', undefined, false);
+    // @x/adiantum after its init(): kernel wasm-simd128 on the WebAssembly core, and @x/adiantum/portable.
+    const a = main.adiantum;
+    let adiantumFailures = a.errors.length;
+    for (const e of a.errors.slice(0, 3)) console.error(`  ${e}`);
+    if (a.wasmCore !== KERNEL) {
+      adiantumFailures++;
+      console.error(`  @x/adiantum after init(): the WebAssembly core is ${a.wasmCore ?? 'unavailable'}`);
+    }
+    const index = check('@x/adiantum', hbshAll, a.index, KERNEL);
+    const portable = check('@x/adiantum/portable', hbshAll, a.portable, 'portable');
+    failures += adiantumFailures + index + portable;
+    const known = hbshAll.filter((c) => !c.name.includes(' random ')).length;
+    const what = `${hbshAll.length} Adiantum-XChaCha12/20 and HPolyC cases (${known} known answers) × encrypt, decrypt, in place`;
     console.log(
-      `main thread without init(): wasm-simd128 ${sync.wasmAvailable ? 'compiles synchronously' : 'needs init()'}`,
+      `${what} through @x/adiantum with kernel ${KERNEL}, core ${a.wasmCore}: ${adiantumFailures + index ? 'FAIL' : 'ok'}`,
+    );
+    console.log(`${what} through @x/adiantum/portable: ${portable ? 'FAIL' : 'ok'}`);
+
+    // Without init(): whether this Chromium compiles the module synchronously on the main thread.
+    const sync = await run('/', undefined, false, []);
+    const compiles = (available: boolean) => (available ? 'compiles synchronously' : 'needs init()');
+    console.log(
+      `main thread without init(): wasm-simd128 ${compiles(sync.wasmAvailable)}, @x/adiantum's core ${compiles(sync.adiantum.wasmCore !== null)}`,
     );
 
     // 2. A Content-Security-Policy without 'wasm-unsafe-eval': @x/cbc falls back to portable and says so.
-    const csp = await run('/csp.html', undefined, true);
+    const csp = await run('/csp.html', undefined, true, hbshAll);
     let cspFailures = csp.errors.length + (csp.wasmAvailable ? 1 : 0);
     if (csp.wasmAvailable) console.error('  under CSP: the wasm kernel claims to be available');
     cspFailures += check('@x/cbc under CSP', all.slice(0, 6), csp.viaCbc.slice(0, 6), 'portable');
@@ -336,6 +502,21 @@ async function main(): Promise<void> {
       `CSP without 'wasm-unsafe-eval': falls back to ${csp.viaCbc[0]?.kernel}: ${cspFailures ? 'FAIL' : 'ok'}`,
     );
     failures += cspFailures;
+
+    // @x/adiantum under that CSP, no kernel asked for: the portable kernel and the portable core, same bytes.
+    const ca = csp.adiantum;
+    let cspAdiantum = ca.errors.length;
+    for (const e of ca.errors.slice(0, 3)) console.error(`  ${e}`);
+    if (ca.wasmCore !== null || ca.kernels.includes(KERNEL)) {
+      cspAdiantum++;
+      console.error(`  @x/adiantum under CSP: kernels ${JSON.stringify(ca.kernels)}, WebAssembly core ${ca.wasmCore}`);
+    }
+    cspAdiantum += check('@x/adiantum under CSP', hbshAll, ca.index, 'portable');
+    cspAdiantum += check('@x/adiantum/portable under CSP', hbshAll, ca.portable, 'portable');
+    console.log(
+      `CSP without 'wasm-unsafe-eval': @x/adiantum falls back to kernel ${ca.index[0]?.kernel}, core ${ca.wasmCore ?? 'portable'}, ${hbshAll.length} cases: ${cspAdiantum ? 'FAIL' : 'ok'}`,
+    );
+    failures += cspAdiantum;
   } finally {
     await browser.close();
     server.close();
