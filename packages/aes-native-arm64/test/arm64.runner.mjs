@@ -3,13 +3,14 @@
  * with node:test (no `--test`: its child processes would need binfmt_misc to start the arm64 binary).
  *
  * Runs the kernel conformance suite of @x/testkit on kernel native-arm64, then, when they were compiled,
- * the conformance suites of @x/cbc, @x/xts, @x/ctr, @x/gcm and @x/hctr2 (packages/<mode>/test/conformance.ts) with kernel
- * `native-arm64`, and again on the kernel's block primitives alone (the modes' generic code over its
- * encryptBlocks/decryptBlocks; about 25 s more under emulation, X_AES_TEST_GENERIC=0 leaves it out); all
- * compiled to JS by the script into X_AES_TEST_JS. The same property runs (60) and Monte
- * Carlo iterations (100) as on x64, except @x/xts's suite, whose properties run X_AES_TEST_XTS_RUNS times
- * (default 20: its cases are up to 80 KiB each, checked against node:crypto, slow under emulation), and
- * @x/gcm's and @x/hctr2's, X_AES_TEST_GCM_RUNS and X_AES_TEST_HCTR2_RUNS times (default 20).
+ * the conformance suites of @x/cbc, @x/xts, @x/ctr, @x/gcm, @x/hctr2 and @x/adiantum
+ * (packages/<mode>/test/conformance.ts) with kernel `native-arm64`, and those of the first five again on
+ * the kernel's block primitives alone (the modes' generic code over its encryptBlocks/decryptBlocks; about
+ * 25 s more under emulation, X_AES_TEST_GENERIC=0 leaves it out); all compiled to JS by the script into
+ * X_AES_TEST_JS. The same property runs (60) and Monte Carlo iterations (100) as on x64, except @x/xts's
+ * suite, whose properties run X_AES_TEST_XTS_RUNS times (default 20: its cases are up to 80 KiB each,
+ * checked against node:crypto, slow under emulation), and @x/gcm's, @x/hctr2's and @x/adiantum's,
+ * X_AES_TEST_GCM_RUNS, X_AES_TEST_HCTR2_RUNS and X_AES_TEST_ADIANTUM_RUNS times (default 20).
  * X_AES_TEST_RUNS and X_AES_TEST_MCT lower the others.
  */
 import { existsSync } from 'node:fs';
@@ -185,4 +186,33 @@ if (hctr2) {
       { ...options, inputRules: false },
     );
   }
+}
+
+const adiantum = await modeSuite('adiantum');
+if (adiantum) {
+  // Adiantum's single AES block per message goes through encryptBlocks/decryptBlocks only (no fast path
+  // to bypass), so a second run on blocksOnly(kernel) would repeat this one. What arm64 adds here is the
+  // pairing of the native-arm64 AES kernel with the WebAssembly SIMD128 core (XChaCha, NH, Poly1305) on
+  // V8's arm64 SIMD backend: the package takes the portable core only where that core cannot be made, so
+  // the first test requires that it can, lest the suite pass on the portable core unnoticed.
+  const { newAdiantum, newHpolyc } = await import('@x/adiantum');
+  const { wasmCore } = await internal('adiantum', 'core-wasm.js');
+  describe('@x/adiantum under arm64', () => {
+    it('takes the WebAssembly SIMD128 core beside kernel native-arm64', () => {
+      const core = wasmCore();
+      assert.ok(core, 'the WebAssembly SIMD128 core cannot be made: the ciphers would run on the portable one');
+      assert.equal(core.name, 'wasm-simd128');
+    });
+  });
+  const vectorsDir = pathToFileURL(path.join(packagesDir, 'adiantum', 'test', 'vectors') + path.sep);
+  // Options that are not an object go through as they are: the input rules check that they are refused.
+  const withKernel = (o) => (o === undefined || typeof o === 'object' ? { ...o, kernel: 'native-arm64' } : o);
+  adiantum.hbshConformance(
+    {
+      name: 'native-arm64',
+      make: (variant, key, o) => (variant === 'adiantum' ? newAdiantum : newHpolyc)(key, withKernel(o)),
+    },
+    { describe, it },
+    { runs: Number(process.env.X_AES_TEST_ADIANTUM_RUNS || 20), vectorsDir },
+  );
 }
