@@ -184,6 +184,21 @@ class HbshCipher implements Adiantum {
     }
   }
 
+  /**
+   * Writes the bit-length prefix of a message of `size` bytes under a `tlen`-byte tweak at HDR (Adiantum
+   * le128(8·(size − 16)), HPolyC le32(8·tlen)); returns where the tweak goes.
+   */
+  #prefix(size: number, tlen: number): number {
+    const m = this.#m;
+    const bits = this.#hpolyc ? 8 * tlen : 8 * (size - 16);
+    const high = Math.floor(bits / 2 ** 32);
+    for (let j = 0; j < 4; j++) m[HDR + j] = bits >>> (8 * j);
+    if (this.#hpolyc) return HDR + 4;
+    for (let j = 0; j < 4; j++) m[HDR + 4 + j] = high >>> (8 * j);
+    for (let j = 8; j < 16; j++) m[HDR + j] = 0;
+    return HDR + 16;
+  }
+
   /** The header's hash state of one message at `state`: through HDR when it fits, else in chunks via DATA. */
   #header(size: number, tweak: Uint8Array, toff: number, tlen: number, state: number): void {
     const core = this.#core;
@@ -191,7 +206,6 @@ class HbshCipher implements Adiantum {
     if (total <= HDR_BYTES) {
       this.#writeHeader(HDR, 0, total, size, tweak, toff, tlen);
       core.header(HDR, total, state, 0);
-      this.#m.fill(0, HDR, HDR + total);
       return;
     }
     for (let from = 0; from < total; from += DATA_BYTES) {
@@ -240,10 +254,10 @@ class HbshCipher implements Adiantum {
     const bytes = count * size;
     const n = size - 16;
     m.set(this.#theirs.get(2 * slot, src, off, bytes), DATA);
-    // The header of message 0 in full (prefix, tweak, padding); the others differ only in their tweak.
+    // The header's prefix and padding once; per message only the tweak changes.
     const hlen = this.#headerBytes(tlen);
-    const at0 = HDR + (this.#hpolyc ? 4 : 16);
-    this.#writeHeader(HDR, 0, hlen, size, tweaks, toff, tlen);
+    const at0 = this.#prefix(size, tlen);
+    for (let j = at0 + tlen; j < HDR + hlen; j++) m[j] = 0;
     for (let i = 0; i < count; i++) {
       const state = STATES + STATE_BYTES * i;
       const at = DATA + i * size;
@@ -256,6 +270,7 @@ class HbshCipher implements Adiantum {
     // The stream nonce N ‖ 1 ‖ 0^7, N = C_M: Y to encrypt, X to decrypt.
     const from = decrypt ? XS : YS;
     m[NONCE + 16] = 1;
+    for (let j = NONCE + 17; j < NONCE + 24; j++) m[j] = 0;
     for (let i = 0; i < count; i++) {
       const state = STATES + STATE_BYTES * i;
       const at = DATA + i * size;
@@ -264,12 +279,8 @@ class HbshCipher implements Adiantum {
       core.finish(at, n, state, at + n, YS + 16 * i, 1);
     }
     this.#theirs.get(2 * slot + 1, dst, off, bytes).set(this.#mine.get(2 + (slot & 1), m, DATA, bytes));
-    // The header, X, Y, the hash states and the nonce are wiped; DATA holds what the caller has in dst anyway.
-    m.fill(0, HDR, HDR + hlen);
-    m.fill(0, XS, XS + 16 * count);
-    m.fill(0, YS, YS + 16 * count);
-    m.fill(0, STATES, STATES + STATE_BYTES * count);
-    m.fill(0, NONCE, NONCE + 24);
+    // The scratch (header, X, Y, hash states, nonce) stays until the next call or dispose(), in the memory
+    // that holds the keys themselves; wiping it per call would protect nothing they do not.
   }
 
   #sectors(k: AesKeyedKernel, dst: Uint8Array, src: Uint8Array, size: number, tweaks: Uint8Array, decrypt: boolean) {
@@ -350,8 +361,6 @@ class HbshCipher implements Adiantum {
     core.stream(NONCE, DATA, last, (n - last) / 64);
     core.finish(DATA, last, state, DATA + last, YS, 1);
     dst.set(m.subarray(DATA, DATA + last + 16), off + n - last);
-    m.fill(0, XS, STATES + 2 * STATE_BYTES);
-    m.fill(0, NONCE, NONCE + 16);
   }
 
   dispose(): void {
