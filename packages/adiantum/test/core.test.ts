@@ -8,12 +8,13 @@
  * The Poly1305 and NHPoly1305 vectors come with their own keys, which the contract's `setup` would
  * derive instead: they run on the raw module, whose `setup(rounds, 0)` clamps the keys already at DERIVED
  * (scripts/wat.ts). NH's vectors are checked through NHPoly1305 under a random K_M, against a BigInt
- * Poly1305 written from its definition (itself checked on the Poly1305 vectors).
+ * Poly1305 written from its definition (refPoly1305H of @x/testkit, itself checked on the Poly1305 vectors).
  */
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { chacha20orig, xchacha20 } from '@noble/ciphers/chacha.js';
 import fc from 'fast-check';
+import { refPoly1305H } from '@x/testkit';
 import { describe, expect, it, vi } from 'vitest';
 import { portableCore } from '../src/core-portable.js';
 import type { HbshCore } from '../src/core.js';
@@ -29,18 +30,6 @@ const hex = (s: string) => Uint8Array.from(Buffer.from(s, 'hex'));
 const toHex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 const le = (b: Uint8Array) => b.reduceRight((acc, x) => (acc << 8n) | BigInt(x), 0n);
 const leBytes = (x: bigint, n: number) => Uint8Array.from({ length: n }, (_, i) => Number((x >> BigInt(8 * i)) & 255n));
-
-/** Poly1305's polynomial without s (core.ts; RFC 8439 §2.5.1), from its definition. */
-function polyRef(key: Uint8Array, msg: Uint8Array): bigint {
-  const p = (1n << 130n) - 5n;
-  const r = le(key) & 0x0ffffffc0ffffffc0ffffffc0fffffffn;
-  let h = 0n;
-  for (let i = 0; i < msg.length; i += 16) {
-    const c = msg.subarray(i, i + 16);
-    h = ((h + le(c) + (1n << BigInt(8 * c.length))) * r) % p;
-  }
-  return h;
-}
 
 /** The raw module (exports of scripts/wat.ts), for the vectors that bring their own Poly1305 keys. */
 function rawModule() {
@@ -198,9 +187,9 @@ describe('XChaCha (stream)', () => {
 describe('Poly1305 (header, finish)', () => {
   const { vectors: vs } = vectors<{ key: string; mask: string; message: string; mac: string }>('poly1305.json');
 
-  it('the BigInt reference of this file gives the authors’ vectors', () => {
+  it('the BigInt reference (refPoly1305H of @x/testkit) gives the authors’ vectors', () => {
     for (const v of vs) {
-      const mac = (polyRef(hex(v.key), hex(v.message)) + le(hex(v.mask))) & ((1n << 128n) - 1n);
+      const mac = (refPoly1305H(hex(v.key), hex(v.message)) + le(hex(v.mask))) & ((1n << 128n) - 1n);
       expect(toHex(leBytes(mac, 16))).toBe(v.mac);
     }
   });
@@ -254,7 +243,7 @@ describe('Poly1305 (header, finish)', () => {
     ];
     for (const [key, msg, want] of cases) {
       const data = hex(msg);
-      const expected = toHex(leBytes(polyRef(hex(key), data) & ((1n << 128n) - 1n), 16));
+      const expected = toHex(leBytes(refPoly1305H(hex(key), data) & ((1n << 128n) - 1n), 16));
       if (want) expect(expected).toBe(want);
       m.set(hex(key), DERIVED + 32);
       e.setup(12, 0);
@@ -307,7 +296,7 @@ describe('NH and NHPoly1305 (absorb, finish)', () => {
       m.set(msg, DATA);
       e.header(HDR, 0, STATES, 0);
       e.finish(DATA, msg.length, STATES, YS, XS, 0, 0);
-      const want = polyRef(km, hex(v.hash)) & ((1n << 128n) - 1n);
+      const want = refPoly1305H(km, hex(v.hash)) & ((1n << 128n) - 1n);
       expect(toHex(m.subarray(YS, YS + 16))).toBe(toHex(leBytes(want, 16)));
     }
   });

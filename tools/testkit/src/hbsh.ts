@@ -70,8 +70,16 @@ const leInt = (b: Uint8Array): bigint => b.reduceRight((acc, x) => (acc << 8n) |
 const leBytes = (v: bigint, n: number): Uint8Array =>
   Uint8Array.from({ length: n }, (_, i) => Number((v >> BigInt(8 * i)) & 255n));
 
-/** Poly1305's polynomial (no s): h = Σ over blocks, each c + 2^(8|c|), times r, mod 2^130 − 5. */
-function polyH(rBytes: Uint8Array, m: Uint8Array): bigint {
+/**
+ * Poly1305's polynomial without the final `+ s` (RFC 8439 §2.5.1): h = (h + c + 2^(8|c|))·r mod 2^130 − 5
+ * over the 16-byte blocks c of `m` (the last one may be shorter), r the clamped `rBytes`; fully reduced.
+ *
+ * @example
+ * ```ts
+ * refPoly1305H(r, message) + s; // the RFC 8439 tag, before it is taken mod 2^128
+ * ```
+ */
+export function refPoly1305H(rBytes: Uint8Array, m: Uint8Array): bigint {
   const r = leInt(rBytes) & 0x0ffffffc0ffffffc0ffffffc0fffffffn;
   let h = 0n;
   for (let at = 0; at < m.length; at += 16) {
@@ -139,13 +147,13 @@ export function refHbsh(
     if (variant === 'hpolyc') {
       const header = cat(leBytes(BigInt(8 * tweak.length), 4), tweak);
       const padded = cat(header, new Uint8Array((16 - (header.length % 16)) % 16));
-      return polyH(subkeys.subarray(32, 48), cat(padded, m));
+      return refPoly1305H(subkeys.subarray(32, 48), cat(padded, m));
     }
-    const ht = polyH(subkeys.subarray(32, 48), cat(leBytes(BigInt(8 * m.length), 16), tweak));
+    const ht = refPoly1305H(subkeys.subarray(32, 48), cat(leBytes(BigInt(8 * m.length), 16), tweak));
     const padded = cat(m, new Uint8Array((16 - (m.length % 16)) % 16));
     const nhs: Uint8Array[] = [];
     for (let at = 0; at < padded.length; at += 1024) nhs.push(nh(subkeys.subarray(64), padded.subarray(at, at + 1024)));
-    return ht + polyH(subkeys.subarray(48, 64), cat(...nhs));
+    return ht + refPoly1305H(subkeys.subarray(48, 64), cat(...nhs));
   };
   const mod128 = (v: bigint) => leBytes(((v % (1n << 128n)) + (1n << 128n)) % (1n << 128n), 16);
   const n = data.length - 16;

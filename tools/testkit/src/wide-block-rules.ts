@@ -1,0 +1,148 @@
+// The input rules every tweakable wide-block cipher of the project shares (@x/hctr2, @x/adiantum): one
+// message with a tweak of any length, sectors with 32 bytes of tweak each. Each rule is a call that must
+// throw the given error, with the package's prefix, and leave dst as it was.
+import assert from 'node:assert/strict';
+import { toHex } from './bytes.js';
+import type { Suite } from './suite.js';
+
+/** The API both wide-block packages give (`Hctr2`, `Adiantum`). */
+export interface WideBlock {
+  encrypt(dst: Uint8Array, src: Uint8Array, tweak: Uint8Array): void;
+  decrypt(dst: Uint8Array, src: Uint8Array, tweak: Uint8Array): void;
+  encryptSectors(dst: Uint8Array, src: Uint8Array, sectorSize: number, tweaks: Uint8Array): void;
+  decryptSectors(dst: Uint8Array, src: Uint8Array, sectorSize: number, tweaks: Uint8Array): void;
+  dispose(): void;
+}
+
+/**
+ * The tests of the shared rules, for ciphers from `make` (each made fresh, disposed after): messages and
+ * tweaks, sectors, zero sectors, and calls after `dispose()`. `prefix` is the package's, e.g. `@x/hctr2`.
+ *
+ * @example
+ * ```ts
+ * wideBlockInputRules({ describe, it }, '@x/hctr2', () => newHctr2(key));
+ * ```
+ */
+export function wideBlockInputRules({ it }: Suite, prefix: string, make: () => WideBlock): void {
+  const tweak = new Uint8Array(32);
+  const rejected = (
+    call: (h: WideBlock, dst: Uint8Array) => void,
+    type: typeof TypeError | typeof RangeError,
+    message: string,
+    dst = new Uint8Array(96),
+  ) => {
+    const h = make();
+    dst.fill(0x5a);
+    const before = toHex(dst);
+    assert.throws(
+      () => call(h, dst),
+      (e: unknown) => e instanceof type && (e as Error).message === `${prefix}: ${message}`,
+    );
+    assert.equal(toHex(dst), before);
+    h.dispose();
+  };
+
+  it('messages and tweaks', () => {
+    for (const m of ['encrypt', 'decrypt'] as const) {
+      rejected(
+        (h, d) => h[m](d, new Uint8Array(15), tweak),
+        RangeError,
+        'src is shorter than one 16-byte block (15 bytes)',
+      );
+      rejected(
+        (h, d) => h[m](d, new Uint8Array(0), tweak),
+        RangeError,
+        'src is shorter than one 16-byte block (0 bytes)',
+      );
+      rejected((h, d) => h[m](d, new Uint8Array(100), tweak), RangeError, 'dst is shorter than src (96 < 100 bytes)');
+      rejected((h, d) => h[m](d, new Uint8Array(33), d.subarray(20, 52)), RangeError, 'tweak overlaps dst');
+      rejected((h, d) => h[m](d, [] as unknown as Uint8Array, tweak), TypeError, 'src must be a Uint8Array');
+      rejected(
+        (h) => h[m]({} as unknown as Uint8Array, new Uint8Array(33), tweak),
+        TypeError,
+        'dst must be a Uint8Array',
+      );
+      rejected(
+        (h, d) => h[m](d, new Uint8Array(33), 'x' as unknown as Uint8Array),
+        TypeError,
+        'tweak must be a Uint8Array',
+      );
+      const big = new Uint8Array(96);
+      rejected(
+        (h) => h[m](big.subarray(8, 56), big.subarray(0, 40), tweak),
+        RangeError,
+        'dst and src overlap without being the same bytes',
+        big,
+      );
+    }
+  });
+
+  it('sectors', () => {
+    for (const m of ['encryptSectors', 'decryptSectors'] as const) {
+      const s = new Uint8Array(64);
+      rejected(
+        (h, d) => h[m](d, new Uint8Array(40), 16, new Uint8Array(64)),
+        RangeError,
+        'src is not a whole number of 16-byte blocks (40 bytes)',
+      );
+      rejected(
+        (h, d) => h[m](d, s, 24, new Uint8Array(64)),
+        RangeError,
+        'sectorSize must be a positive multiple of 16, got 24',
+      );
+      rejected(
+        (h, d) => h[m](d, s, 0, new Uint8Array(64)),
+        RangeError,
+        'sectorSize must be a positive multiple of 16, got 0',
+      );
+      rejected(
+        (h, d) => h[m](d, s, '32' as unknown as number, new Uint8Array(64)),
+        TypeError,
+        'sectorSize must be a number',
+      );
+      rejected(
+        (h, d) => h[m](d, s, 48, new Uint8Array(64)),
+        RangeError,
+        'src is not a whole number of 48-byte sectors (64 bytes)',
+      );
+      rejected(
+        (h, d) => h[m](d, s, 32, new Uint8Array(32)),
+        RangeError,
+        'tweaks must be 32 bytes per sector, 64 bytes, got 32',
+      );
+      rejected(
+        (h, d) => h[m](d, s, 32, new Uint8Array(32 * 4)),
+        RangeError,
+        'tweaks must be 32 bytes per sector, 64 bytes, got 128',
+      );
+      rejected((h, d) => h[m](d, s, 32, d.subarray(0, 64)), RangeError, 'tweaks overlaps dst');
+      rejected((h, d) => h[m](d, s, 32, null as unknown as Uint8Array), TypeError, 'tweaks must be a Uint8Array');
+      rejected(
+        (h, d) => h[m](d, new Uint8Array(128), 32, new Uint8Array(128)),
+        RangeError,
+        'dst is shorter than src (96 < 128 bytes)',
+      );
+    }
+  });
+
+  it('zero sectors is a valid call that writes nothing', () => {
+    const h = make();
+    const d = new Uint8Array(16).fill(7);
+    h.encryptSectors(d, new Uint8Array(0), 512, new Uint8Array(0));
+    h.decryptSectors(d, new Uint8Array(0), 512, new Uint8Array(0));
+    assert.ok(d.every((b) => b === 7));
+    h.dispose();
+  });
+
+  it('dispose wipes and later calls throw', () => {
+    const h = make();
+    h.dispose();
+    h.dispose();
+    const d = new Uint8Array(32);
+    const disposed = { message: `${prefix}: cipher was disposed` };
+    assert.throws(() => h.encrypt(d, d, tweak), disposed);
+    assert.throws(() => h.decrypt(d, d, tweak), disposed);
+    assert.throws(() => h.encryptSectors(d, d, 16, new Uint8Array(64)), disposed);
+    assert.throws(() => h.decryptSectors(d, d, 16, new Uint8Array(64)), disposed);
+  });
+}
