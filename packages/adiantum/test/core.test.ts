@@ -12,9 +12,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import { chacha20orig, xchacha20 } from '@noble/ciphers/chacha.js';
+import { poly1305 } from '@noble/ciphers/_poly1305.js';
+import { chacha8, chacha12, chacha20, chacha20orig, xchacha20 } from '@noble/ciphers/chacha.js';
 import fc from 'fast-check';
-import { refPoly1305H } from '@x/testkit';
+import { refHChaCha, refPoly1305H } from '@x/testkit';
 import { describe, expect, it, vi } from 'vitest';
 import { portableCore } from '../src/core-portable.js';
 import type { HbshCore } from '../src/core.js';
@@ -182,6 +183,72 @@ describe('XChaCha (stream)', () => {
       expect(toHex(c.memory.subarray(DATA, DATA + 600))).toBe(toHex(p.memory.subarray(DATA, DATA + 600)));
     },
   );
+});
+
+describe('against @noble/ciphers on random inputs, both cores', () => {
+  const cores = () => [core as HbshCore, portableCore()];
+
+  it('XChaCha8/12/20 = noble chacha8/chacha12/chacha20 under the HChaCha subkey (refHChaCha of @x/testkit)', () => {
+    // With the IETF nonce 0^4 ‖ N[16..24) and a counter below 2^32, noble's ChaCha state equals the djb
+    // layout XChaCha uses (words 12–13 the 64-bit counter, 14–15 N[16..24)).
+    const noble = { 8: chacha8, 12: chacha12, 20: chacha20 } as const;
+    fc.assert(
+      fc.property(
+        fc.constantFrom<8 | 12 | 20>(8, 12, 20),
+        fc.uint8Array({ minLength: 32, maxLength: 32 }),
+        fc.uint8Array({ minLength: 24, maxLength: 24 }),
+        fc.integer({ min: 0, max: 1500 }),
+        fc.integer({ min: 0, max: 2 ** 31 }),
+        (rounds, key, nonce, len, counter) => {
+          const subkey = refHChaCha(rounds, key, nonce.subarray(0, 16));
+          const ietf = new Uint8Array(12);
+          ietf.set(nonce.subarray(16), 4);
+          const want = noble[rounds](subkey, ietf, new Uint8Array(len), undefined, counter);
+          for (const c of cores()) {
+            c.memory.set(key, KEY);
+            c.setup(rounds, 1);
+            c.memory.set(nonce, NONCE);
+            c.memory.fill(0, DATA, DATA + len);
+            c.stream(NONCE, DATA, len, counter);
+            expect(toHex(c.memory.subarray(DATA, DATA + len)), c.name).toBe(toHex(want));
+          }
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it('Poly1305 = noble poly1305: header then finish with s as the base, under the key setup derives', () => {
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ minLength: 32, maxLength: 32 }),
+        fc.uint8Array({ minLength: 16, maxLength: 16 }),
+        fc.uint8Array({ maxLength: 700 }),
+        fc.boolean(),
+        (key, s, msg, asMessage) => {
+          for (const c of cores()) {
+            c.memory.set(key, KEY);
+            c.setup(12, 1); // HPolyC: K_H at DERIVED+32, clamped by the core
+            const r = c.memory.slice(DERIVED + 32, DERIVED + 48);
+            c.memory.set(s, XS);
+            if (asMessage) {
+              // As HPolyC's message: an empty header, then the message through finish.
+              c.memory.set(msg, DATA);
+              c.header(HDR, 0, STATES, 0);
+              c.finish(DATA, msg.length, STATES, YS, XS, 0);
+            } else {
+              c.memory.set(msg, HDR);
+              c.header(HDR, msg.length, STATES, 0);
+              c.finish(DATA, 0, STATES, YS, XS, 0);
+            }
+            const want = poly1305(msg, Uint8Array.from([...r, ...s]));
+            expect(toHex(c.memory.subarray(YS, YS + 16)), c.name).toBe(toHex(want));
+          }
+        },
+      ),
+      { numRuns: 80 },
+    );
+  });
 });
 
 describe('Poly1305 (header, finish)', () => {

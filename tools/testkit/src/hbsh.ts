@@ -40,6 +40,23 @@ function chachaPermute(input: number[], rounds: number): number[] {
 }
 
 /**
+ * HChaCha with `rounds` rounds (draft-irtf-cfrg-xchacha-03 §2.2): the 32-byte subkey of `key` and the
+ * 16-byte `nonce`, words 0–3 and 12–15 of the permuted state.
+ *
+ * @example
+ * ```ts
+ * refHChaCha(20, key, nonce.subarray(0, 16)); // XChaCha20's subkey
+ * ```
+ */
+export function refHChaCha(rounds: number, key: Uint8Array, nonce: Uint8Array): Uint8Array {
+  const h = chachaPermute([...SIGMA, ...words(key), ...words(nonce)], rounds);
+  const out = new Uint8Array(32);
+  const view = new DataView(out.buffer);
+  for (const [i, w] of [...h.slice(0, 4), ...h.slice(12, 16)].entries()) view.setUint32(4 * i, w, true);
+  return out;
+}
+
+/**
  * `len` bytes of XChaCha_rounds(key, nonce) (24-byte nonce; djb's ChaCha with a 64-bit block counter from
  * `block` in words 12–13 and nonce[16..24) in words 14–15, under the subkey HChaCha(key, nonce[0..16))).
  *
@@ -49,8 +66,7 @@ function chachaPermute(input: number[], rounds: number): number[] {
  * ```
  */
 export function refXChaCha(rounds: number, key: Uint8Array, nonce: Uint8Array, len: number, block = 0): Uint8Array {
-  const h = chachaPermute([...SIGMA, ...words(key), ...words(nonce.subarray(0, 16))], rounds);
-  const subkey = [...h.slice(0, 4), ...h.slice(12, 16)];
+  const subkey = words(refHChaCha(rounds, key, nonce.subarray(0, 16)));
   const tail = words(nonce.subarray(16, 24));
   const out = new Uint8Array(len);
   const view = new DataView(out.buffer);

@@ -11,7 +11,7 @@ export { CHROMIUM, type Chromium, launchChromium } from './chromium.js';
 export { testedKernels } from './kernels.js';
 export { assertBytes, backing, hex, outside, placed, random, toHex } from './bytes.js';
 export { dmCryptIv } from './dm-iv.js';
-export { refHbsh, refPoly1305H, refXChaCha } from './hbsh.js';
+export { refHbsh, refHChaCha, refPoly1305H, refXChaCha } from './hbsh.js';
 export { kernelConformance, type KernelSuiteOptions } from './kernel-suite.js';
 export {
   CTR_COUNTERS,
