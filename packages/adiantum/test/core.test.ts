@@ -126,7 +126,7 @@ describe('XChaCha (stream)', () => {
     const subkey = hex('82413b4227b27bfed30e42508a877d73a0f9e4d58a74a853c12ec41326d3ecdc');
     const tail = hex('0102030405060708');
     const want = chacha20orig(subkey, tail, new Uint8Array(128));
-    for (const c of [core as HbshCore, portableCore()]) {
+    for (const c of [wasmCore() as HbshCore, portableCore()]) {
       c.memory.set(
         Uint8Array.from({ length: 32 }, (_, i) => i),
         KEY,
@@ -186,7 +186,8 @@ describe('XChaCha (stream)', () => {
 });
 
 describe('against @noble/ciphers on random inputs, both cores', () => {
-  const cores = () => [core as HbshCore, portableCore()];
+  // Fresh cores: the shared `core` must keep the memory the cross-core tests below compare.
+  const cores = () => [wasmCore() as HbshCore, portableCore()];
 
   it('XChaCha8/12/20 = noble chacha8/chacha12/chacha20 under the HChaCha subkey (refHChaCha of @x/testkit)', () => {
     // With the IETF nonce 0^4 ‖ N[16..24) and a counter below 2^32, noble's ChaCha state equals the djb
