@@ -29,7 +29,7 @@ export {
   refXtsBlocks,
 } from './reference.js';
 export type { Suite } from './suite.js';
-export { type WideBlock, wideBlockInputRules } from './wide-block-rules.js';
+export { type WideBlock, wideBlockInputRules, wideBlockKnownAnswer } from './wide-block-rules.js';
 export {
   FIPS197,
   FIPS197_PLAINTEXT,
