@@ -4,6 +4,7 @@ import { u16be } from './bytes.js';
 import { HeaderError, LuksError } from './errors.js';
 import { LUKS1_PHDR_SIZE, LUKS_MAGIC, parseLuks1, type Luks1Header } from './luks1.js';
 import { readLuks2, type Luks2Header } from './luks2.js';
+import { ImageError } from '@x/byte-source';
 import { readBytes, toSource, type ByteSource, type LuksInput } from './source.js';
 
 /**
@@ -26,7 +27,8 @@ export async function readHeaderFrom(source: ByteSource): Promise<LuksHeader> {
   try {
     start = await readBytes(source, 0, LUKS1_PHDR_SIZE);
   } catch (e) {
-    if (e instanceof LuksError && !(e instanceof HeaderError)) throw new HeaderError(e.message, { cause: e });
+    if (e instanceof ImageError || (e instanceof LuksError && !(e instanceof HeaderError)))
+      throw new HeaderError(e.message.replace(/^@x\/byte-source: /, '@x/luks: '), { cause: e });
     throw e;
   }
   const magic = LUKS_MAGIC.every((x, i) => start[i] === x);

@@ -1,0 +1,145 @@
+/**
+ * `@x/byte-source`: where the bytes of a disk image come from. The format packages (`@x/luks`,
+ * `@x/bitlocker`, `@x/filevault2`) only ever call `read(offset, dst)` on a {@link ByteSource}, so the same
+ * code runs on a Uint8Array, a browser Blob/File, or (`@x/byte-source/file`, Node only) a file.
+ *
+ * @example
+ * ```ts
+ * import { toSource, readBytes } from '@x/byte-source';
+ * const src = toSource(blob);                    // a Uint8Array, a Blob/File or a ByteSource
+ * const first = await readBytes(src, 0, 512);    // ImageError if the image is shorter
+ * ```
+ *
+ * @packageDocumentation
+ */
+
+/**
+ * The image is shorter than a read asked for, or a read failed: a damaged or truncated image.
+ *
+ * @example
+ * ```ts
+ * import { ImageError, readBytes, toSource } from '@x/byte-source';
+ * await readBytes(toSource(new Uint8Array(10)), 0, 512).catch((e) => e instanceof ImageError); // true
+ * ```
+ */
+export class ImageError extends Error {
+  override name = 'ImageError';
+}
+
+/**
+ * A random-access image: `size` bytes, read with `read(offset, dst)`, which fills all of `dst` from
+ * `offset` or rejects. `close()`, when present, releases what the source holds (a file handle).
+ *
+ * @example
+ * ```ts
+ * import type { ByteSource } from '@x/byte-source';
+ * const zeros: ByteSource = { size: 1 << 20, async read(_offset, dst) { dst.fill(0); } };
+ * ```
+ */
+export interface ByteSource {
+  readonly size: number;
+  read(offset: number, dst: Uint8Array): Promise<void>;
+  close?(): Promise<void>;
+}
+
+/**
+ * What the format packages take as an image: a source, the image's bytes, or a Blob (a File is one).
+ *
+ * @example
+ * ```ts
+ * const input: ImageInput = new Blob([bytes]);
+ * ```
+ */
+export type ImageInput = ByteSource | Uint8Array | Blob;
+
+const PREFIX = '@x/byte-source';
+
+/** The message of a read past the end, shared by every source so that formats report it the same way. */
+export function truncatedMessage(offset: number, length: number, size: number): string {
+  return `${PREFIX}: the image is truncated: bytes ${offset}..${offset + length} wanted, it has ${size}`;
+}
+
+function checkRange(size: number, offset: number, length: number): void {
+  if (!Number.isSafeInteger(offset) || offset < 0)
+    throw new RangeError(`${PREFIX}: offset ${offset} is not a non-negative integer`);
+  if (offset + length > size) throw new ImageError(truncatedMessage(offset, length, size));
+}
+
+/**
+ * A source over bytes in memory (no copy is made; reads copy out of it).
+ *
+ * @example
+ * ```ts
+ * import { bytesSource } from '@x/byte-source';
+ * const src = bytesSource(image);
+ * ```
+ */
+export function bytesSource(bytes: Uint8Array): ByteSource {
+  if (!(bytes instanceof Uint8Array)) throw new TypeError(`${PREFIX}: bytes must be a Uint8Array`);
+  return {
+    size: bytes.length,
+    async read(offset, dst) {
+      checkRange(bytes.length, offset, dst.length);
+      dst.set(bytes.subarray(offset, offset + dst.length));
+    },
+  };
+}
+
+/**
+ * A source over a Blob or File (browsers, and Node ≥ 20): each read slices the Blob.
+ *
+ * @example
+ * ```ts
+ * import { blobSource } from '@x/byte-source';
+ * const src = blobSource(input.files[0]);        // <input type="file">
+ * ```
+ */
+export function blobSource(blob: Blob): ByteSource {
+  if (typeof Blob === 'undefined' || !(blob instanceof Blob)) throw new TypeError(`${PREFIX}: blob must be a Blob`);
+  return {
+    size: blob.size,
+    async read(offset, dst) {
+      checkRange(blob.size, offset, dst.length);
+      const part = new Uint8Array(await blob.slice(offset, offset + dst.length).arrayBuffer());
+      if (part.length !== dst.length) throw new ImageError(`${PREFIX}: short read from the Blob at ${offset}`);
+      dst.set(part);
+    },
+  };
+}
+
+/**
+ * The source for any {@link ImageInput}.
+ *
+ * @example
+ * ```ts
+ * import { toSource } from '@x/byte-source';
+ * toSource(new Uint8Array(4096)).size; // 4096
+ * ```
+ */
+export function toSource(input: ImageInput): ByteSource {
+  if (input instanceof Uint8Array) return bytesSource(input);
+  if (typeof Blob !== 'undefined' && input instanceof Blob) return blobSource(input);
+  if (
+    input !== null &&
+    typeof input === 'object' &&
+    typeof (input as ByteSource).read === 'function' &&
+    typeof (input as ByteSource).size === 'number'
+  ) {
+    return input as ByteSource;
+  }
+  throw new TypeError(`${PREFIX}: the image must be a Uint8Array, a Blob or a ByteSource { size, read(offset, dst) }`);
+}
+
+/**
+ * Reads `length` bytes at `offset` into a new array.
+ *
+ * @example
+ * ```ts
+ * const sector = await readBytes(src, 0, 512);
+ * ```
+ */
+export async function readBytes(source: ByteSource, offset: number, length: number): Promise<Uint8Array> {
+  const dst = new Uint8Array(length);
+  await source.read(offset, dst);
+  return dst;
+}

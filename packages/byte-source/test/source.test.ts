@@ -1,0 +1,61 @@
+// The three sources read the same bytes, and refuse reads past the end with an ImageError before
+// touching dst.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { blobSource, type ByteSource, bytesSource, ImageError, readBytes, toSource } from '../src/index.js';
+import { openFileSource } from '../src/file.js';
+
+const image = Uint8Array.from({ length: 5000 }, (_, i) => (i * 7 + 3) & 0xff);
+let dir: string | undefined;
+afterAll(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+async function fileSource(): Promise<ByteSource> {
+  dir ??= await mkdtemp(join(tmpdir(), 'x-byte-source-'));
+  const path = join(dir, 'image.bin');
+  await writeFile(path, image);
+  return openFileSource(path);
+}
+
+describe.each([
+  ['bytes', async () => bytesSource(image)],
+  ['Blob', async () => blobSource(new Blob([image]))],
+  ['file', fileSource],
+])('%s source', (_name, make) => {
+  it('reads any range, and refuses reads past the end without writing', async () => {
+    const src = await make();
+    expect(src.size).toBe(image.length);
+    expect(await readBytes(src, 1234, 100)).toEqual(image.subarray(1234, 1334));
+    expect(await readBytes(src, 0, image.length)).toEqual(image);
+    const dst = new Uint8Array(16).fill(0xee);
+    await expect(src.read(4990, dst)).rejects.toThrow(
+      /^@x\/byte-source: the image is truncated: bytes 4990\.\.5006 wanted, it has 5000$/,
+    );
+    await expect(src.read(4990, dst)).rejects.toBeInstanceOf(ImageError);
+    expect(dst.every((b) => b === 0xee)).toBe(true);
+    await src.close?.();
+  });
+});
+
+describe('toSource', () => {
+  it('takes bytes, a Blob and a ByteSource, and nothing else', async () => {
+    expect(toSource(image).size).toBe(5000);
+    expect(toSource(new Blob([image])).size).toBe(5000);
+    const own: ByteSource = { size: 1, async read() {} };
+    expect(toSource(own)).toBe(own);
+    expect(() => toSource('disk.img' as never)).toThrow(TypeError);
+    expect(() => toSource(null as never)).toThrow(/^@x\/byte-source: the image must be/);
+  });
+
+  it('refuses negative and fractional offsets', async () => {
+    await expect(bytesSource(image).read(-1, new Uint8Array(1))).rejects.toThrow(RangeError);
+    await expect(bytesSource(image).read(0.5, new Uint8Array(1))).rejects.toThrow(RangeError);
+  });
+
+  it('a file that is not a regular file is refused', async () => {
+    await expect(openFileSource(tmpdir())).rejects.toThrow(/is not a regular file/);
+  });
+});
