@@ -1,9 +1,9 @@
 /**
  * `@x/dm-crypt`: the data path of a Linux dm-crypt target for AES, in JavaScript. A cipher spec as
  * cryptsetup and LUKS headers write it (`aes-xts-plain64`, `aes-cbc-essiv:sha256`, `capi:xts(aes)-plain64`,
- * `aes-ecb`) becomes one object that decrypts or encrypts any number of whole sectors per call, with the
- * IVs of all of them generated in one batch (`@x/disk-iv`) and the data done in one kernel call
- * (`@x/cbc`, `@x/xts`).
+ * `aes-ecb`, BitLocker's `aes-cbc-elephant`) becomes one object that decrypts or encrypts any number of
+ * whole sectors per call, with the IVs of all of them generated in one batch (`@x/disk-iv`) and the data
+ * done in one kernel call (`@x/cbc`, `@x/xts`).
  *
  * @example
  * ```ts

@@ -1,12 +1,15 @@
 // A dm-crypt target's data path for AES: each sector is encrypted on its own, with the IV (CBC) or tweak
 // (XTS, HCTR2) that the IV mode derives from its sector number (drivers/md/dm-crypt.c, crypt_convert_block_skcipher).
 // One call covers any number of whole sectors: the IVs of all of them come from one `generate` call into
-// scratch owned by the cipher, then one `decryptSectors` call does the data.
+// scratch owned by the cipher, then one `decryptSectors` call does the data. `aes-cbc-elephant` (BitLocker)
+// adds the sector keys of all the call's sectors (one ECB call) and the Elephant diffuser per sector
+// (elephant.ts) around the CBC call.
 import { type Adiantum, newAdiantum } from '@x/adiantum';
 import { newCipher, type Cipher } from '@x/cbc';
 import { newIvGenerator, type IvGenerator } from '@x/disk-iv';
 import { newHctr2, type Hctr2 } from '@x/hctr2';
 import { newXts, type Xts } from '@x/xts';
+import { type Elephant, newElephant } from './elephant.js';
 import { parseCipherSpec, type CipherSpec } from './spec.js';
 
 const PREFIX = '@x/dm-crypt';
@@ -81,6 +84,8 @@ class DmCryptSectorCipher implements SectorCipher {
   #xts: Xts | undefined;
   #hctr2: Hctr2 | undefined;
   #adiantum: Adiantum | undefined;
+  /** aes-cbc-elephant: the sector keys and diffusers (the CBC part is #cbc, with the data key). */
+  #elephant: Elephant | undefined;
   readonly #ivGen: IvGenerator | undefined;
   #ivs = new Uint8Array(0);
   /** The last IV view handed to the kernel: reused while the sector count stays the same. */
@@ -114,13 +119,23 @@ class DmCryptSectorCipher implements SectorCipher {
       this.#adiantum = newAdiantum(key, { rounds: spec.cipher === 'xchacha20,aes' ? 20 : 12, kernel });
       this.kernel = this.#adiantum.kernel;
       this.#tweakAt = spec.ivMode === 'plain64be' ? 16 : 0;
+    } else if (spec.ivMode === 'elephant') {
+      // key = data key ‖ elephant key (dm-crypt: key_parts 2, key_extra_size = key_size / 2); the IVs are
+      // eboiv's with the data key, e's byte offset is the IV sector × sectorSize.
+      const half = key.length / 2;
+      this.#cbc = newCipher(key.subarray(0, half), { kernel });
+      this.kernel = this.#cbc.kernel;
+      const ivShift = ivLargeSectors ? 0 : Math.log2(sectorSize / 512);
+      this.#elephant = newElephant(key.subarray(half), sectorSize, ivShift + Math.log2(sectorSize), { kernel });
     } else {
       this.#cbc = newCipher(key, { kernel });
       this.kernel = this.#cbc.kernel;
     }
     if (spec.ivMode !== '') {
       try {
-        this.#ivGen = newIvGenerator(spec.ivMode, key, { sectorSize, ivLargeSectors });
+        // elephant's IVs are eboiv's, of the data key
+        const [ivMode, ivKey] = this.#elephant ? ['eboiv', key.subarray(0, key.length / 2)] : [spec.ivMode, key];
+        this.#ivGen = newIvGenerator(ivMode, ivKey, { sectorSize, ivLargeSectors });
       } catch (error) {
         this.dispose();
         throw new RangeError(`${PREFIX}: unsupported cipher spec "${spec.canonical}": ${(error as Error).message}`, {
@@ -158,8 +173,23 @@ class DmCryptSectorCipher implements SectorCipher {
     return src.length / this.sectorSize;
   }
 
+  /** `firstSector` plus the IV offset (in `sectorSize` units): the sector number the IV mode sees. */
+  #ivSector(firstSector: number | bigint): number | bigint {
+    const off = this.#ivOffset;
+    if (off === 0) return firstSector;
+    if (typeof firstSector === 'number' && typeof off === 'number' && firstSector + off <= TWO53) {
+      return firstSector + off;
+    }
+    return BigInt(firstSector) + BigInt(off);
+  }
+
   /** The IVs (or tweaks) of `count` sectors from `firstSector` on, in the cipher's scratch. */
   #ivsFor(firstSector: number | bigint, count: number): Uint8Array {
+    return this.#ivsAt(this.#ivSector(firstSector), count);
+  }
+
+  /** The IVs of `count` sectors from IV-mode sector `s` on (checks that the last one fits in 64 bits). */
+  #ivsAt(s: number | bigint, count: number): Uint8Array {
     const bytes = 16 * count;
     if (this.#ivView.length !== bytes) {
       if (this.#ivs.length < bytes) {
@@ -167,12 +197,6 @@ class DmCryptSectorCipher implements SectorCipher {
         this.#ivs = new Uint8Array(bytes);
       }
       this.#ivView = this.#ivs.subarray(0, bytes);
-    }
-    let s = firstSector;
-    const off = this.#ivOffset;
-    if (off !== 0) {
-      if (typeof s === 'number' && typeof off === 'number' && s + off <= TWO53) s += off;
-      else s = BigInt(s) + BigInt(off);
     }
     this.#ivGen!.generate(this.#ivView, s, count);
     return this.#ivView;
@@ -216,6 +240,13 @@ class DmCryptSectorCipher implements SectorCipher {
       this.#hctr2!.decryptSectors(dst, src, size, this.#tweaksFor(firstSector, count));
     } else if (this.spec.chainMode === 'adiantum') {
       this.#adiantum!.decryptSectors(dst, src, size, this.#tweaksFor(firstSector, count));
+    } else if (this.#elephant) {
+      // CBC⁻¹ of every sector in one call, then per sector diffuser B, diffuser A, ⊕ its sector key.
+      const s = this.#ivSector(firstSector);
+      const ivs = this.#ivsAt(s, count); // the range check comes before anything is written
+      this.#elephant.sectorKeys(s, count);
+      this.#cbc!.decryptSectors(dst, src, size, ivs);
+      this.#elephant.decrypt(dst, count);
     } else {
       this.#cbc!.decryptSectors(dst, src, size, this.#ivsFor(firstSector, count));
     }
@@ -235,6 +266,13 @@ class DmCryptSectorCipher implements SectorCipher {
     } else if (this.spec.chainMode === 'adiantum') {
       // Adiantum too: one wide-block message per sector.
       this.#adiantum!.encryptSectors(dst, src, size, this.#tweaksFor(firstSector, count));
+    } else if (this.#elephant) {
+      // Per sector ⊕ its sector key, diffuser A, diffuser B, into dst; then CBC of every sector in place.
+      const s = this.#ivSector(firstSector);
+      const ivs = this.#ivsAt(s, count);
+      this.#elephant.sectorKeys(s, count);
+      const diffused = this.#elephant.encrypt(dst, src, count);
+      this.#cbc!.encryptSectors(diffused, diffused, size, ivs);
     } else {
       // One CBC chain per sector (NIST SP 800-38A §6.2); the kernel runs the chains side by side.
       this.#cbc!.encryptSectors(dst, src, size, this.#ivsFor(firstSector, count));
@@ -247,7 +285,9 @@ class DmCryptSectorCipher implements SectorCipher {
     this.#xts?.dispose();
     this.#hctr2?.dispose();
     this.#adiantum?.dispose();
-    this.#cbc = this.#xts = this.#hctr2 = this.#adiantum = undefined;
+    this.#elephant?.dispose();
+    this.#ivGen?.dispose(); // essiv's and eboiv's round keys
+    this.#cbc = this.#xts = this.#hctr2 = this.#adiantum = this.#elephant = undefined;
     this.#ivs.fill(0);
     this.#tweaks.fill(0);
   }
@@ -260,11 +300,14 @@ const SECTOR_SIZES = [512, 1024, 2048, 4096];
  * `@x/disk-iv` (`plain`, `plain64`, `plain64be`, `benbi`, `null`, `essiv:<hash>`, `eboiv`),
  * `aes-xts-<ivmode>` (`plain64`, `plain`, `plain64be`, `benbi`, `null`), `aes-hctr2-<ivmode>` (`plain64`,
  * `plain`, `plain64be`, `null`; Linux `hctr2(aes)`, 32-byte IVs), `xchacha12,aes-adiantum-<ivmode>` and
- * `xchacha20,aes-adiantum-<ivmode>` (the same IV modes; Linux `adiantum(xchacha12,aes)`), `aes-ecb`, and the
- * `capi:` forms of the same (`capi:xts(aes)-plain64`, `capi:hctr2(aes)-plain64`,
- * `capi:adiantum(xchacha12,aes)-plain64`, `capi:cbc(aes)-essiv:sha256`, `capi:ecb(aes)`).
+ * `xchacha20,aes-adiantum-<ivmode>` (the same IV modes; Linux `adiantum(xchacha12,aes)`), `aes-cbc-elephant`
+ * (BitLocker's AES-CBC + Elephant diffuser of Windows Vista and 7: eboiv IVs with the data key, sector keys
+ * from the elephant key, the diffusers A and B), `aes-ecb`, and the `capi:` forms of the same
+ * (`capi:xts(aes)-plain64`, `capi:hctr2(aes)-plain64`, `capi:adiantum(xchacha12,aes)-plain64`,
+ * `capi:cbc(aes)-essiv:sha256`, `capi:cbc(aes)-elephant`, `capi:ecb(aes)`).
  *
- * Keys: 16, 24 or 32 bytes for cbc, hctr2 and ecb; 32 or 64 bytes (key1 ‖ key2) for xts; 32 for adiantum.
+ * Keys: 16, 24 or 32 bytes for cbc, hctr2 and ecb; 32 or 64 bytes (key1 ‖ key2) for xts; 32 or 64 bytes
+ * (data key ‖ elephant key, AES-128 or AES-256) for cbc-elephant; 32 for adiantum.
  *
  * @throws TypeError for arguments of the wrong type; RangeError for an unsupported spec, a key length the
  *   spec does not take, a bad sector size or an `ivOffset` that is not a whole number of sectors.
@@ -285,7 +328,12 @@ export function newSectorCipher(spec: string, key: Uint8Array, options: SectorCi
   if (typeof sectorSize !== 'number') throw new TypeError(`${PREFIX}: sectorSize must be a number`);
   if (!SECTOR_SIZES.includes(sectorSize))
     throw new RangeError(`${PREFIX}: sector size ${sectorSize} is not 512, 1024, 2048 or 4096`);
-  const lengths = parsed.chainMode === 'xts' ? [32, 64] : parsed.chainMode === 'adiantum' ? [32] : [16, 24, 32];
+  const lengths =
+    parsed.chainMode === 'xts' || parsed.ivMode === 'elephant'
+      ? [32, 64]
+      : parsed.chainMode === 'adiantum'
+        ? [32]
+        : [16, 24, 32];
   if (!lengths.includes(key.length)) {
     throw new RangeError(
       `${PREFIX}: ${parsed.canonical} takes a key of ${lengths.join(' or ')} bytes, got ${key.length}`,

@@ -14,6 +14,10 @@
 // old form names the two ciphers, `xchacha12,aes-adiantum-plain64` (dm-crypt builds
 // `adiantum(xchacha12,aes)` from it), the capi form `capi:adiantum(xchacha12,aes)-plain64`. Its IV is 32
 // bytes too, filled by the same IV modes as HCTR2's; its key is 32 bytes (XChaCha's key).
+//
+// BitLocker's AES-CBC + Elephant diffuser (Windows Vista and 7) is dm-crypt's IV mode `elephant`, with cbc
+// only: `aes-cbc-elephant`, `capi:cbc(aes)-elephant` (crypt_iv_elephant_ops; cryptsetup maps BitLocker
+// Elephant volumes with it). Its key is two halves, the CBC key ‖ the elephant key (key_parts 2).
 
 /**
  * A parsed dm-crypt cipher specification.
@@ -32,7 +36,10 @@ export interface CipherSpec {
    * `adiantum(xchacha12,aes)`).
    */
   readonly chainMode: 'cbc' | 'xts' | 'hctr2' | 'adiantum' | 'ecb';
-  /** The IV mode with its options in dm-crypt's words (`'essiv:sha256'`, `'plain64'`), `''` for ecb. */
+  /**
+   * The IV mode with its options in dm-crypt's words (`'essiv:sha256'`, `'plain64'`; `'elephant'`: eboiv
+   * IVs plus BitLocker's Elephant diffuser), `''` for ecb.
+   */
   readonly ivMode: string;
   /** The same cipher in the old form, e.g. `'aes-xts-plain64'` for `'capi:xts(aes)-plain64'`. */
   readonly canonical: string;
@@ -41,7 +48,8 @@ export interface CipherSpec {
 const PREFIX = '@x/dm-crypt';
 
 /** IV modes of `@x/disk-iv`, by the chaining modes that take them. */
-const CBC_IV_MODES = /^(?:plain|plain64|plain64be|benbi|null|eboiv|essiv:[a-z0-9-]+)$/;
+// elephant: CBC with eboiv IVs and the Elephant diffuser (BitLocker), a key of two halves.
+const CBC_IV_MODES = /^(?:plain|plain64|plain64be|benbi|null|eboiv|elephant|essiv:[a-z0-9-]+)$/;
 // XTS takes the IV modes that do not use the key (its 32/64-byte key is not an AES key for essiv/eboiv).
 const XTS_IV_MODES = /^(?:plain|plain64|plain64be|benbi|null)$/;
 // HCTR2 and Adiantum take the IV modes whose 32-byte IV is the 16-byte one of @x/disk-iv zero-extended
@@ -53,8 +61,8 @@ function unknown(spec: string, why: string): never {
 }
 
 /**
- * Parses a dm-crypt cipher specification in the old form (`aes-cbc-essiv:sha256`) or the `capi:` form
- * cryptsetup writes for kernel crypto API names (`capi:xts(aes)-plain64`). Throws a `RangeError`
+ * Parses a dm-crypt cipher specification in the old form (`aes-cbc-essiv:sha256`, `aes-cbc-elephant`) or
+ * the `capi:` form cryptsetup writes for kernel crypto API names (`capi:xts(aes)-plain64`). Throws a `RangeError`
  * naming the spec for anything `newSectorCipher` cannot run.
  *
  * @example

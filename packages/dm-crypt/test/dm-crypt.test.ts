@@ -15,6 +15,8 @@ const CASES: Case[] = [
   })),
   { spec: 'capi:cbc(aes)-essiv:sha256', keys: [16, 32] },
   { spec: 'capi:cbc(aes)-plain64', keys: [32] },
+  { spec: 'aes-cbc-elephant', keys: [32, 64] },
+  { spec: 'capi:cbc(aes)-elephant', keys: [64] },
   { spec: 'aes-ecb', keys: [16, 32] },
   { spec: 'capi:ecb(aes)', keys: [32] },
   ...['plain64', 'plain', 'plain64be', 'benbi', 'null'].map((iv) => ({ spec: `aes-xts-${iv}`, keys: [32, 64] })),
@@ -121,6 +123,9 @@ describe('IV numbering options', () => {
     ['aes-cbc-plain64', 4096, true, 0n],
     ['aes-cbc-eboiv', 4096, true, 8n],
     ['aes-cbc-benbi', 2048, true, 4n],
+    ['aes-cbc-elephant', 4096, true, 8n],
+    ['aes-cbc-elephant', 4096, false, 16n],
+    ['aes-cbc-elephant', 512, false, 3n],
     ['aes-hctr2-plain64', 4096, false, 16n],
     ['aes-hctr2-plain64be', 4096, true, 8n],
     ['xchacha12,aes-adiantum-plain64', 4096, false, 16n],
@@ -142,7 +147,7 @@ describe('IV numbering options', () => {
     expect(Buffer.from(dec).equals(Buffer.from(data))).toBe(true);
   });
 
-  it.each(['aes-cbc-essiv:sha256', 'aes-hctr2-plain64', 'xchacha12,aes-adiantum-plain64'])(
+  it.each(['aes-cbc-essiv:sha256', 'aes-hctr2-plain64', 'xchacha12,aes-adiantum-plain64', 'aes-cbc-elephant'])(
     '%s: many sectors in one call equal the same sectors one by one',
     (spec) => {
       const key = new Uint8Array(randomBytes(32));

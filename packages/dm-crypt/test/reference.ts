@@ -4,6 +4,8 @@
 // `encrypt`/`decrypt` calls of @x/hctr2 (checked there against the HCTR2 authors' and Linux's vectors)
 // with the 32-byte IV built here by hand as dm-crypt builds it. Adiantum's sectors come from @x/testkit's
 // refHbsh (Adiantum written out from its definition, BigInt arithmetic), with the same 32-byte IVs.
+// BitLocker's AES-CBC + Elephant (`elephant` IV mode) is written out below from Ferguson's paper, word by
+// word, with node:crypto's aes-*-cbc and aes-*-ecb for the AES parts.
 import { newHctr2 } from '@x/hctr2';
 import { dmCryptIv, refCbc, refEcb, refHbsh, refXts } from '@x/testkit';
 
@@ -15,6 +17,84 @@ export interface RefSpec {
 }
 
 const MASK64 = (1n << 64n) - 1n;
+
+// ---- AES-CBC + Elephant diffuser (N. Ferguson, "AES-CBC + Elephant diffuser: A Disk Encryption Algorithm
+// for Windows Vista", Microsoft, 2006), straight from the paper's pseudo-code: the sector is n 32-bit
+// little-endian words d_0 … d_{n−1}, all indices taken mod n, and
+//   diffuser A decryption:  for i = 0, 1, …, Acycles·n − 1:  d_i ← d_i + (d_{i−2} ⊕ (d_{i−5} <<< Ra_{i mod 4}))
+//   diffuser B decryption:  for i = 0, 1, …, Bcycles·n − 1:  d_i ← d_i + (d_{i+2} ⊕ (d_{i+5} <<< Rb_{i mod 4}))
+// with Acycles = 5, Bcycles = 3, Ra = [9, 0, 13, 0], Rb = [0, 10, 0, 25]; encryption runs i downward and
+// subtracts. Plain numbers, `>>> 0` after every operation, no unrolling: slow and easy to check.
+
+const A_CYCLES = 5;
+const B_CYCLES = 3;
+const RA = [9, 0, 13, 0];
+const RB = [0, 10, 0, 25];
+
+function rotl(x: number, r: number): number {
+  return r === 0 ? x : ((x << r) | (x >>> (32 - r))) >>> 0;
+}
+
+/** a mod n for possibly negative a. */
+function mod(a: number, n: number): number {
+  return ((a % n) + n) % n;
+}
+
+/** One Elephant diffuser over the words `d`, in place: 'A' or 'B', decryption or encryption direction. */
+export function refDiffuser(which: 'A' | 'B', decrypt: boolean, d: number[]): void {
+  const n = d.length;
+  const cycles = which === 'A' ? A_CYCLES : B_CYCLES;
+  const step = (i: number, sign: 1 | -1) => {
+    const j = mod(i, n);
+    const [p, q, r] =
+      which === 'A' ? [mod(i - 2, n), mod(i - 5, n), RA[i % 4]] : [mod(i + 2, n), mod(i + 5, n), RB[i % 4]];
+    const t = (d[p] ^ rotl(d[q], r)) >>> 0;
+    d[j] = (d[j] + sign * t) >>> 0;
+  };
+  if (decrypt) for (let i = 0; i < cycles * n; i++) step(i, 1);
+  else for (let i = cycles * n - 1; i >= 0; i--) step(i, -1);
+}
+
+/**
+ * One sector of aes-cbc-elephant (dm-crypt's crypt_iv_elephant), `key` = data key ‖ elephant key, for the
+ * sector whose dm-crypt IV sector number is `ivSector`:
+ *   e = le64(ivSector × sectorSize) ‖ 0^8, e' = e with byte 15 = 0x80, Ks = AES-ECB(K_elephant, e ‖ e')
+ *   IV = AES-ECB(K_data, e) (eboiv), decrypt: P = Ks ⊕ A⁻¹(B⁻¹(CBC⁻¹(C))), encrypt the other way round.
+ */
+export function refElephantSector(
+  encrypt: boolean,
+  key: Uint8Array,
+  data: Uint8Array,
+  ivSector: bigint,
+  sectorSize: number,
+): Uint8Array {
+  const half = key.length / 2;
+  const dataKey = key.subarray(0, half);
+  const elephantKey = key.subarray(half);
+  const e = Buffer.alloc(32);
+  e.writeBigUInt64LE((ivSector * BigInt(sectorSize)) & MASK64, 0);
+  e.writeBigUInt64LE((ivSector * BigInt(sectorSize)) & MASK64, 16);
+  e[31] = 0x80;
+  const ks = refEcb(true, elephantKey, new Uint8Array(e));
+  const iv = refEcb(true, dataKey, new Uint8Array(e.subarray(0, 16)));
+  const toWords = (b: Uint8Array) => Array.from({ length: b.length / 4 }, (_, i) => Buffer.from(b).readUInt32LE(4 * i));
+  const toBytes = (w: number[]) => {
+    const b = Buffer.alloc(4 * w.length);
+    for (let i = 0; i < w.length; i++) b.writeUInt32LE(w[i], 4 * i);
+    return new Uint8Array(b);
+  };
+  const xorKs = (b: Uint8Array) => b.map((x, i) => x ^ ks[i % 32]);
+  if (encrypt) {
+    const d = toWords(xorKs(data));
+    refDiffuser('A', false, d);
+    refDiffuser('B', false, d);
+    return refCbc(true, dataKey, toBytes(d), iv);
+  }
+  const d = toWords(refCbc(false, dataKey, data, iv));
+  refDiffuser('B', true, d);
+  refDiffuser('A', true, d);
+  return xorKs(toBytes(d));
+}
 
 /**
  * dm-crypt's IV for hctr2(aes) and adiantum(…) (ivsize 32): zeroed, then plain the low 32 bits and plain64 the 64 bits of
@@ -69,6 +149,10 @@ export function referenceCrypt(
     if (spec.chainMode === 'adiantum') {
       const rounds = spec.cipher === 'xchacha20,aes' ? 20 : 12;
       out.set(refHbsh('adiantum', rounds, key, hctr2Iv(spec.ivMode, s), src, !encrypt), i * sectorSize);
+      continue;
+    }
+    if (spec.ivMode === 'elephant') {
+      out.set(refElephantSector(encrypt, key, src, s, sectorSize), i * sectorSize);
       continue;
     }
     const iv = dmCryptIv(spec.ivMode, key, s, sectorSize);
