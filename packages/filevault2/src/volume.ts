@@ -1,0 +1,338 @@
+// Unlocking a FileVault 2 logical volume and reading it.
+//
+// Passphrase (libfvde "Keys"; cryptsetup FVAULT2_get_volume_key): for each passphrase-protected user,
+// PBKDF2-HMAC-SHA256(passphrase, salt, iterations, 16) is the key that unwraps (RFC 3394) the user's
+// key-encrypting key; the unwrap's integrity check is what tells a wrong passphrase. The KEK unwraps the
+// 16-byte volume key from the KEKWrappedVolumeKeyStruct of the same KeyEncryptingKeyIdent. The logical
+// volume is XTS-AES-128 with key1 = the volume key and key2 = the first 16 bytes of SHA-256(volume key ‖
+// family UUID) (libfvde "Volume tweak key"), the tweak of each 512-byte sector its number from the start
+// of the logical volume, 64-bit little-endian: dm-crypt's aes-xts-plain64 over the logical volume, as
+// cryptsetup maps it. The 32-byte key1 ‖ key2 is what `cryptsetup fvault2Dump --dump-volume-key` prints.
+import { toSource, type ByteSource, type ImageInput } from '@x/byte-source';
+import { kernels } from '@x/cbc';
+import { newSectorCipher, type SectorCipher } from '@x/dm-crypt';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { equalBytes, uuidBytes } from './bytes.js';
+import { FileVault2Error, HeaderError, WrongPassphraseError, WrongVolumeKeyError } from './errors.js';
+import { type FileVault2Header, readHeaderFrom } from './header.js';
+import { pbkdf2Sha256 } from './kdf.js';
+import { aesKeyUnwrap } from './keywrap.js';
+
+const SECTOR = 512;
+/** Bytes of the logical volume decrypted to check a raw volume key: HFS+ puts its header at 1024, APFS its superblock at 0. */
+const PROBE = 4096;
+
+/**
+ * Options of {@link openFileVault2}: a passphrase or the raw volume key.
+ *
+ * @example
+ * ```ts
+ * const byPassphrase: FileVault2OpenOptions = { passphrase: 'secret' };
+ * const byKey: FileVault2OpenOptions = { volumeKey: keyFromCryptsetupDump }; // 32 bytes
+ * ```
+ */
+export interface FileVault2OpenOptions {
+  /** The passphrase; a string is encoded as UTF-8, bytes are used as they are. */
+  passphrase?: string | Uint8Array;
+  /** The 32-byte XTS volume key (key1 ‖ key2) instead, as `cryptsetup fvault2Dump --dump-volume-key` prints it. */
+  volumeKey?: Uint8Array;
+  /** Forces an AES kernel (see `@x/cbc`'s `kernels()`), for the metadata, the key unwrapping and the volume. */
+  kernel?: string;
+}
+
+/**
+ * An unlocked logical volume. Sector numbers count 512-byte sectors from the start of the logical volume.
+ *
+ * @example
+ * ```ts
+ * const v: FileVault2Volume = await openFileVault2(image, { passphrase });
+ * const chunk = new Uint8Array(4 << 20);
+ * for (let s = 0; s * 512 < v.payloadSize; s += chunk.length / 512) {
+ *   const n = Math.min(chunk.length, v.payloadSize - s * 512);
+ *   await v.read(chunk.subarray(0, n), s);
+ * }
+ * v.close();
+ * ```
+ */
+export interface FileVault2Volume {
+  readonly header: FileVault2Header;
+  /** The logical volume UUID (`header.logicalVolumeUuid`). */
+  readonly uuid: string;
+  /** The dm-crypt cipher of the logical volume. */
+  readonly cipher: 'aes-xts-plain64';
+  /** Volume key length in bytes: 32, the XTS-AES-128 key1 ‖ key2 (`header.keySize` is the AES key size, 16). */
+  readonly keySize: number;
+  readonly sectorSize: 512;
+  /** Where the logical volume starts in the image, in bytes. */
+  readonly payloadOffset: number;
+  /** Logical volume bytes (a whole number of sectors). */
+  readonly payloadSize: number;
+  /** The AES kernel decrypting the volume. */
+  readonly kernel: string;
+  /**
+   * Decrypts sectors `firstSector …` of the logical volume into `dst`, whose length must be a whole number
+   * of sectors within the volume. The ciphertext is read into `dst` and decrypted in place (one tweak batch
+   * and one kernel call per read). On failure `dst` is zeroed.
+   */
+  read(dst: Uint8Array, firstSector: number): Promise<void>;
+  /** Wipes the key material held (round keys, tweak scratch); later reads throw. The source stays open. */
+  close(): void;
+}
+
+class Volume implements FileVault2Volume {
+  readonly uuid: string;
+  readonly cipher = 'aes-xts-plain64' as const;
+  readonly keySize = 32;
+  readonly sectorSize = SECTOR;
+  readonly payloadOffset: number;
+  readonly payloadSize: number;
+  readonly kernel: string;
+  #cipher: SectorCipher | undefined;
+  readonly #source: ByteSource;
+
+  constructor(
+    readonly header: FileVault2Header,
+    sectorCipher: SectorCipher,
+    source: ByteSource,
+  ) {
+    this.uuid = header.logicalVolumeUuid;
+    this.payloadOffset = header.logicalVolumeOffset;
+    this.payloadSize = header.logicalVolumeSize;
+    this.#cipher = sectorCipher;
+    this.kernel = sectorCipher.kernel;
+    this.#source = source;
+  }
+
+  async read(dst: Uint8Array, firstSector: number): Promise<void> {
+    const c = this.#cipher;
+    if (!c) throw new FileVault2Error('@x/filevault2: the volume is closed');
+    if (!(dst instanceof Uint8Array)) throw new TypeError('@x/filevault2: dst must be a Uint8Array');
+    if (dst.length % SECTOR !== 0)
+      throw new RangeError(`@x/filevault2: dst is not a whole number of ${SECTOR}-byte sectors (${dst.length} bytes)`);
+    if (!Number.isSafeInteger(firstSector) || firstSector < 0)
+      throw new RangeError(`@x/filevault2: firstSector ${firstSector} is not a non-negative integer`);
+    const start = firstSector * SECTOR;
+    if (start + dst.length > this.payloadSize) {
+      throw new RangeError(
+        `@x/filevault2: sectors ${firstSector} … past the logical volume (${this.payloadSize / SECTOR} sectors)`,
+      );
+    }
+    try {
+      await this.#source.read(this.payloadOffset + start, dst);
+      if (this.#cipher !== c) throw new FileVault2Error('@x/filevault2: the volume was closed during a read');
+      c.decrypt(dst, dst, firstSector);
+    } catch (e) {
+      dst.fill(0);
+      throw e;
+    }
+  }
+
+  close(): void {
+    this.#cipher?.dispose();
+    this.#cipher = undefined;
+  }
+}
+
+function passphraseBytes(p: unknown): Uint8Array {
+  if (typeof p === 'string') return new TextEncoder().encode(p);
+  if (p instanceof Uint8Array) return Uint8Array.from(p);
+  throw new TypeError('@x/filevault2: passphrase must be a string or a Uint8Array');
+}
+
+function checkKernel(kernel: unknown): string | undefined {
+  if (kernel === undefined) return undefined;
+  if (typeof kernel !== 'string') throw new TypeError('@x/filevault2: kernel must be a string');
+  const usable = kernels();
+  if (!usable.includes(kernel))
+    throw new RangeError(`@x/filevault2: kernel "${kernel}" is not available here (${usable.join(', ')})`);
+  return kernel;
+}
+
+/** The XTS key of the logical volume: volume key ‖ SHA-256(volume key ‖ family UUID)[0..16) (libfvde "Volume tweak key"). */
+function xtsKey(volumeKey: Uint8Array, familyUuid: string): Uint8Array {
+  const h = sha256.create().update(volumeKey).update(uuidBytes(familyUuid)).digest();
+  const key = new Uint8Array(32);
+  key.set(volumeKey, 0);
+  key.set(h.subarray(0, 16), 16);
+  h.fill(0);
+  return key;
+}
+
+/** Refuses what the header says cannot be read, before any key derivation. */
+function checkOpenable(h: FileVault2Header, source: ByteSource): void {
+  if (h.logicalVolumeOffset + h.logicalVolumeSize > source.size) {
+    throw new HeaderError(
+      `@x/filevault2: the image is truncated: the logical volume (${h.logicalVolumeSize} bytes at ${h.logicalVolumeOffset}) ends past the end of the image (${source.size} bytes)`,
+    );
+  }
+  if (h.conversionStatus === 'Converting' || h.conversionStatus === 'Pending') {
+    throw new HeaderError(
+      `@x/filevault2: the logical volume is not fully encrypted (ConversionStatus ${h.conversionStatus}), not supported`,
+    );
+  }
+  if (!h.wrappedVolumeKeys.some((k) => k.blockAlgorithm === 'AES-XTS'))
+    throw new HeaderError('@x/filevault2: the encryption context has no AES-XTS wrapped volume key');
+}
+
+async function unlock(h: FileVault2Header, passphrase: Uint8Array, kernel: string | undefined): Promise<Uint8Array> {
+  for (const user of h.cryptoUsers) {
+    const passKey = await pbkdf2Sha256(passphrase, user.pbkdf2.salt, user.pbkdf2.iterations, 16);
+    let kek: Uint8Array | undefined;
+    try {
+      kek = aesKeyUnwrap(passKey, user.wrappedKek, { kernel });
+    } finally {
+      passKey.fill(0);
+    }
+    if (kek === undefined) continue; // RFC 3394 integrity check failed: not this user's passphrase
+    try {
+      const keys = h.wrappedVolumeKeys.filter(
+        (k) =>
+          k.blockAlgorithm === 'AES-XTS' &&
+          (user.kekIdent === undefined || k.kekIdent === undefined || k.kekIdent === user.kekIdent),
+      );
+      for (const k of keys) {
+        const vk = aesKeyUnwrap(kek, k.wrappedKey, { kernel });
+        if (vk === undefined) continue;
+        try {
+          return xtsKey(vk, h.familyUuid);
+        } finally {
+          vk.fill(0);
+        }
+      }
+      throw new HeaderError(
+        `@x/filevault2: the passphrase opens crypto user ${user.index}, but its key-encrypting key unwraps no AES-XTS volume key (damaged metadata)`,
+      );
+    } finally {
+      kek.fill(0);
+    }
+  }
+  throw new WrongPassphraseError(
+    `@x/filevault2: the passphrase opens no crypto user of the volume (tried ${h.cryptoUsers.length})`,
+  );
+}
+
+/**
+ * The 32-byte XTS volume key (key1 ‖ key2) of a FileVault 2 volume, from its header and a passphrase: what
+ * `cryptsetup fvault2Dump --dump-volume-key` prints. The caller owns the result and should wipe it.
+ *
+ * @throws WrongPassphraseError when no passphrase-protected user opens; HeaderError for damaged key metadata.
+ * @example
+ * ```ts
+ * import { deriveFileVault2VolumeKey, readFileVault2Header } from '@x/filevault2';
+ * const key = await deriveFileVault2VolumeKey(await readFileVault2Header(image), 'secret');
+ * // … later: openFileVault2(image, { volumeKey: key }) opens without PBKDF2
+ * key.fill(0);
+ * ```
+ */
+export async function deriveFileVault2VolumeKey(
+  header: FileVault2Header,
+  passphrase: string | Uint8Array,
+  options: { kernel?: string } = {},
+): Promise<Uint8Array> {
+  if (header === null || typeof header !== 'object' || !Array.isArray(header.cryptoUsers))
+    throw new TypeError('@x/filevault2: header must be a FileVault2Header');
+  const pass = passphraseBytes(passphrase);
+  try {
+    return await unlock(header, pass, checkKernel(options?.kernel));
+  } finally {
+    pass.fill(0);
+  }
+}
+
+/** Whether the first bytes of a logical volume hold a file system this package recognises. */
+function knownFileSystem(b: Uint8Array): boolean {
+  // HFS+ / HFSX volume header at 1024: signature "H+" version 4, or "HX" version 5 (Apple TN1150).
+  const hfs =
+    b.length >= 1028 &&
+    b[1024] === 0x48 &&
+    ((b[1025] === 0x2b && b[1027] === 4) || (b[1025] === 0x58 && b[1027] === 5)) &&
+    b[1026] === 0;
+  // APFS container superblock: nx_magic "NXSB" after the 32-byte object header (Apple File System Reference).
+  const apfs = b.length >= 36 && b[32] === 0x4e && b[33] === 0x58 && b[34] === 0x53 && b[35] === 0x42;
+  return hfs || apfs;
+}
+
+/**
+ * Opens the logical volume of a FileVault 2 (Core Storage) image: reads and checks the header, recovers
+ * the volume key with the passphrase (every passphrase-protected user in turn) or takes the raw
+ * `options.volumeKey`, and returns a volume whose `read` decrypts 512-byte sectors through `@x/dm-crypt`
+ * (aes-xts-plain64). Keys derived on the way are wiped as soon as they are used; the volume keeps only
+ * the cipher's round keys.
+ *
+ * A raw volume key cannot be checked against anything the format stores (it keeps the key only wrapped
+ * under the users' KEKs). It is checked as far as it can be: its second half must be the tweak key Core
+ * Storage derives from its first half and the family UUID, and the first 4096 bytes of the logical volume
+ * must decrypt to a file system Core Storage holds — an HFS+ or HFSX volume header at 1024 ("H+"/"HX") or
+ * an APFS container superblock ("NXSB" at 32). A right key on a logical volume holding anything else is
+ * refused too.
+ *
+ * @throws WrongPassphraseError when no user opens; WrongVolumeKeyError for a volume key that fails the
+ *   checks above; HeaderError for an image that is not a FileVault 2 volume this package reads (damaged,
+ *   truncated, unsupported); TypeError/RangeError for bad options.
+ * @example
+ * ```ts
+ * import { openFileVault2 } from '@x/filevault2';
+ * const volume = await openFileVault2(imageBytesOrBlob, { passphrase: 'correct horse battery staple' });
+ * const first = new Uint8Array(512 * 8);
+ * await volume.read(first, 0);          // the first 8 sectors of the logical volume, decrypted
+ * volume.close();
+ * ```
+ */
+export async function openFileVault2(input: ImageInput, options: FileVault2OpenOptions): Promise<FileVault2Volume> {
+  const source = toSource(input);
+  if (options === null || typeof options !== 'object') throw new TypeError('@x/filevault2: options must be an object');
+  const { passphrase, volumeKey } = options;
+  if ((passphrase === undefined) === (volumeKey === undefined))
+    throw new TypeError('@x/filevault2: give either options.passphrase or options.volumeKey');
+  if (volumeKey !== undefined && !(volumeKey instanceof Uint8Array))
+    throw new TypeError('@x/filevault2: volumeKey must be a Uint8Array');
+  if (passphrase !== undefined && typeof passphrase !== 'string' && !(passphrase instanceof Uint8Array))
+    throw new TypeError('@x/filevault2: passphrase must be a string or a Uint8Array');
+  const kernel = checkKernel(options.kernel);
+
+  const h = await readHeaderFrom(source, kernel);
+  checkOpenable(h, source);
+
+  let key: Uint8Array;
+  if (volumeKey !== undefined) {
+    if (volumeKey.length !== 32)
+      throw new WrongVolumeKeyError(`@x/filevault2: the volume key must be 32 bytes, got ${volumeKey.length}`);
+    key = Uint8Array.from(volumeKey);
+    const derived = xtsKey(key.subarray(0, 16), h.familyUuid);
+    const ok = equalBytes(derived.subarray(16), key.subarray(16));
+    derived.fill(0);
+    if (!ok) {
+      key.fill(0);
+      throw new WrongVolumeKeyError(
+        "@x/filevault2: the volume key's second half is not the tweak key of its first half for this volume's family UUID",
+      );
+    }
+  } else {
+    key = await deriveFileVault2VolumeKey(h, passphrase!, { kernel });
+  }
+  let sc: SectorCipher;
+  try {
+    sc = newSectorCipher('aes-xts-plain64', key, { sectorSize: SECTOR, kernel });
+  } finally {
+    key.fill(0);
+  }
+  const volume = new Volume(h, sc, source);
+  if (volumeKey !== undefined) {
+    const probe = new Uint8Array(Math.min(PROBE, h.logicalVolumeSize));
+    try {
+      await volume.read(probe, 0);
+      if (!knownFileSystem(probe)) {
+        volume.close();
+        throw new WrongVolumeKeyError(
+          '@x/filevault2: the volume key does not decrypt the logical volume to a known file system (no HFS+/HFSX header at 1024, no APFS superblock at 0)',
+        );
+      }
+    } catch (e) {
+      volume.close();
+      throw e;
+    } finally {
+      probe.fill(0);
+    }
+  }
+  return volume;
+}

@@ -1,0 +1,154 @@
+// Shared by the tests: the fixture (cryptsetup's tests/fvault2-images.tar.xz, see fixtures/README.md),
+// unpacked once per test file with `tar xJSf` into a temporary directory (S: the 512 MiB image stays
+// sparse) and removed after that file's tests; and the facts cryptsetup's tests/fvault2-compat-test and
+// `cryptsetup fvault2Dump --dump-volume-key` give about it.
+import { execFileSync } from 'node:child_process';
+import { createCipheriv, createDecipheriv, createHash } from 'node:crypto';
+import { mkdtempSync, openSync, readSync, closeSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
+
+export const ARCHIVE = fileURLToPath(new URL('./fixtures/fvault2-images.tar.xz', import.meta.url));
+
+/** What cryptsetup says about fvault2-images/small (tests/fvault2-compat-test; fvault2Dump --dump-volume-key). */
+export const FACTS = {
+  passphrase: 'heslo123',
+  physicalVolumeUuid: 'fc52bfae-5a1f-4f9b-b3a6-f33303a0e401',
+  familyUuid: '33a76caa-1481-4bc5-8d04-1ac1707c19c0',
+  logicalVolumeOffset: 67108864,
+  logicalVolumeSize: 167772160,
+  pbkdf2Iterations: 204222,
+  pbkdf2Salt: '2c249edb6663d6fbcc7905b7a4d72752',
+  volumeKey: '20734d3389212774d7610c29d732880916f3be14c4b12ac7aaf07e5ccc77b319',
+  /** `blkid -po value -s UUID /dev/mapper/…`: the UUID of the HFS+ file system in the logical volume. */
+  fileSystemUuid: 'de124d8a-2164-394e-924f-8e28db0a09cb',
+  /** `sha256sum /dev/mapper/…`: the whole logical volume, decrypted. */
+  sha256: '2c662e36c0f7e2f5583e6a939bbcbdc660805692d0fccaa45ad4052beb3b8e18',
+} as const;
+
+let dir: string | undefined;
+
+/** The path of fvault2-images/small, unpacked on first use; the directory goes after the file's tests. */
+export function fixtureImage(): string {
+  if (dir === undefined) {
+    dir = mkdtempSync(join(tmpdir(), 'x-filevault2-'));
+    execFileSync('tar', ['xJSf', ARCHIVE, '-C', dir, '--no-same-owner']);
+  }
+  return join(dir, 'fvault2-images', 'small');
+}
+
+afterAll(() => {
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+/** The first `length` bytes of the image (a copy in memory). */
+export function imagePrefix(length: number): Uint8Array {
+  const fd = openSync(fixtureImage(), 'r');
+  try {
+    const out = new Uint8Array(length);
+    let done = 0;
+    while (done < length) {
+      const n = readSync(fd, out, done, length - done, done);
+      if (n === 0) throw new Error(`the image is shorter than ${length} bytes`);
+      done += n;
+    }
+    return out;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The bytes the header needs: the physical volume header, the metadata and the encrypted metadata (< 9 MiB). */
+export const HEADER_BYTES = 9 << 20;
+
+/**
+ * The UUID blkid (libblkid, probe_hfsplus) and macOS report for an HFS+ file system: a version 3 (MD5)
+ * UUID of the 64-bit identifier in the volume header's finderInfo[6..7] (offset 0x68 of the header at
+ * 1024), in the name space b3e20f39-f292-11d6-97a4-00306543ecac (Apple's kFSUUIDNamespaceSHA1).
+ */
+export function hfsPlusUuid(volume: Uint8Array): string {
+  const header = volume.subarray(1024, 1024 + 512);
+  const id = header.subarray(0x68, 0x70);
+  const u = createHash('md5').update(Buffer.from('b3e20f39f29211d697a400306543ecac', 'hex')).update(id).digest();
+  u[6] = 0x30 | (u[6] & 0x0f);
+  u[8] = 0x80 | (u[8] & 0x3f);
+  const h = u.toString('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+export const toHex = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.length).toString('hex');
+
+/**
+ * A second reading of the fixture's metadata, independent of this package's code: fixed offsets from
+ * libfvde's document, node:crypto's aes-128-xts for the encrypted metadata (key data ‖ physical volume
+ * UUID, tweak = block index), and regular expressions over the XML. For the facts cryptsetup does not print.
+ */
+export function nodeMetadata(image: Uint8Array): { logicalVolumeUuid: string; groupUuid: string; xml: string } {
+  const b = Buffer.from(image.buffer, image.byteOffset, image.length);
+  const blockSize = b.readUInt32LE(96);
+  const label = Number(b.readBigUInt64LE(104)) * blockSize;
+  const descriptor = label + b.readUInt32LE(label + 64 + 156);
+  const start = Number(b.readBigUInt64LE(descriptor + 32)) * blockSize;
+  const key = Buffer.concat([b.subarray(176, 192), b.subarray(304, 320)]);
+  let xml = '';
+  for (let i = 0; ; i++) {
+    const block = b.subarray(start + 8192 * i, start + 8192 * (i + 1));
+    if (block.every((x) => x === 0)) break;
+    const tweak = Buffer.alloc(16);
+    tweak.writeBigUInt64LE(BigInt(i));
+    xml += createDecipheriv('aes-128-xts', key, tweak).update(block).toString('latin1');
+  }
+  const lv = /<key>com\.apple\.corestorage\.lv\.uuid<\/key><string[^>]*>([^<]+)<\/string>/.exec(xml);
+  const g = b.subarray(320, 336).toString('hex');
+  return {
+    logicalVolumeUuid: lv![1].toLowerCase(),
+    groupUuid: `${g.slice(0, 8)}-${g.slice(8, 12)}-${g.slice(12, 16)}-${g.slice(16, 20)}-${g.slice(20)}`,
+    xml,
+  };
+}
+
+const ENCRYPTED_METADATA = 2049 * 4096; // the fixture's: block 2049 of the volume groups descriptor, 4096-byte blocks
+
+/** The fixture's XTS key of the encrypted metadata: key data (header 176…192) ‖ physical volume UUID (304…320). */
+function metadataKey(image: Uint8Array): Buffer {
+  return Buffer.concat([Buffer.from(image.subarray(176, 192)), Buffer.from(image.subarray(304, 320))]);
+}
+
+/** Stores a block's weak CRC-32C (bytes 0…3) over bytes 8… from its initial value (bytes 4…7). */
+export function fixChecksum(block: Uint8Array, crc: (data: Uint8Array, seed: number) => number): void {
+  const v = new DataView(block.buffer, block.byteOffset, block.length);
+  v.setUint32(0, crc(block.subarray(8), v.getUint32(4, true)), true);
+}
+
+/**
+ * A copy of `image` whose encrypted metadata block `index` was decrypted (node:crypto aes-128-xts), changed
+ * by `edit`, given a valid checksum again and encrypted back: metadata that breaks a rule with nothing
+ * else wrong.
+ */
+export function rewriteEncryptedBlock(
+  image: Uint8Array,
+  index: number,
+  edit: (block: Buffer) => void,
+  crc: (data: Uint8Array, seed: number) => number,
+): Uint8Array {
+  const out = Uint8Array.from(image);
+  const at = ENCRYPTED_METADATA + 8192 * index;
+  const tweak = Buffer.alloc(16);
+  tweak.writeBigUInt64LE(BigInt(index));
+  const block = createDecipheriv('aes-128-xts', metadataKey(image), tweak).update(out.subarray(at, at + 8192));
+  edit(block);
+  fixChecksum(block, crc);
+  out.set(createCipheriv('aes-128-xts', metadataKey(image), tweak).update(block), at);
+  return out;
+}
+
+/** Replaces `from` by `to` (the same length) in the block's XML text; fails when `from` is not there. */
+export function replaceText(block: Buffer, from: string, to: string): void {
+  if (from.length !== to.length) throw new Error('replaceText keeps lengths');
+  const at = block.indexOf(from, 0, 'latin1');
+  if (at < 0) throw new Error(`"${from}" is not in the block`);
+  block.write(to, at, 'latin1');
+}
