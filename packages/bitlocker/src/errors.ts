@@ -1,0 +1,58 @@
+// The errors @x/bitlocker throws on purpose. Argument mistakes are TypeError/RangeError; everything about
+// the image and the secrets is one of these classes, with a stable message prefixed "@x/bitlocker: ".
+
+/**
+ * Base class of the errors about a BitLocker image or its secrets.
+ *
+ * @example
+ * ```ts
+ * import { BitlockerError, openBitlocker } from '@x/bitlocker';
+ * try { await openBitlocker(image, { passphrase }); } catch (e) { if (e instanceof BitlockerError) console.error(e.message); }
+ * ```
+ */
+export class BitlockerError extends Error {
+  override name = 'BitlockerError';
+}
+
+/**
+ * The image is not a BitLocker volume this package can read: no BitLocker signature, no FVE metadata
+ * block whose CRC-32 and structure are right, metadata that breaks the format or fails its
+ * authentication, a truncated image, or a feature not supported (Windows Vista's BitLocker).
+ *
+ * @example
+ * ```ts
+ * import { HeaderError, readBitlockerHeader } from '@x/bitlocker';
+ * await readBitlockerHeader(new Uint8Array(512)).catch((e) => e instanceof HeaderError); // true
+ * ```
+ */
+export class HeaderError extends BitlockerError {
+  override name = 'HeaderError';
+}
+
+/**
+ * No protector opens with the secret given: a wrong password, recovery password or startup key (the
+ * AES-CCM tag of every protector of that kind failed). The `x-disk` command exits with status 2 for it.
+ *
+ * @example
+ * ```ts
+ * import { WrongPassphraseError, openBitlocker } from '@x/bitlocker';
+ * await openBitlocker(image, { passphrase: 'guess' }).catch((e) => e instanceof WrongPassphraseError);
+ * ```
+ */
+export class WrongPassphraseError extends BitlockerError {
+  override name = 'WrongPassphraseError';
+}
+
+/**
+ * The raw volume key (FVEK) given does not decrypt the volume's boot sector to a boot record. The
+ * `x-disk` command exits with status 2.
+ *
+ * @example
+ * ```ts
+ * import { WrongVolumeKeyError, openBitlocker } from '@x/bitlocker';
+ * await openBitlocker(image, { fvek: new Uint8Array(32) }).catch((e) => e instanceof WrongVolumeKeyError);
+ * ```
+ */
+export class WrongVolumeKeyError extends BitlockerError {
+  override name = 'WrongVolumeKeyError';
+}

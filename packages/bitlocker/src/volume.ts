@@ -1,0 +1,325 @@
+// An unlocked BitLocker volume, read as cryptsetup maps it (lib/bitlk/bitlk.c, _activate): the whole image,
+// with
+//   - the first `volume header size` bytes decrypted from where BitLocker moved them (the volume header
+//     block), their IVs those of that location;
+//   - the three 64 KiB FVE metadata areas and the moved volume header's own location as zeros;
+//   - every other byte decrypted in place, the IV sector being the byte offset / the sector size
+//     (dm-crypt's iv_large_sectors for 4096-byte sectors).
+// Beyond cryptsetup, which refuses such volumes: bytes past the metadata's "encrypted volume size" (a
+// conversion that was paused, or a decryption under way) are not encrypted, and are given as they are.
+// A volume BitLocker turned on in "encrypt on write" mode (the identifier 92a84d3b-…, which cryptsetup
+// also refuses) encrypts only what is written after that moment; its moved volume header, written before,
+// is then stored as it was, and is given as it is when it reads as a boot record. Which other sectors were
+// never written since is not in the metadata: they come out decrypted, i.e. as noise, and they are the
+// file system's free space.
+import { type ByteSource, type ImageInput, toSource } from '@x/byte-source';
+import { newSectorCipher, type SectorCipher } from '@x/dm-crypt';
+import { BitlockerError, HeaderError, WrongVolumeKeyError } from './errors.js';
+import { authenticates, unlockVmk, unsealFvek } from './keys.js';
+import { type BitlockerHeader, METADATA_AREA_SIZE, type Metadata, type Protector, readHeaderFrom } from './metadata.js';
+
+/** A run of the plaintext volume: zeros, bytes decrypted from `source` at `from`, or bytes copied as they are. */
+export interface Extent {
+  readonly start: number;
+  readonly end: number;
+  readonly kind: 'zero' | 'crypt' | 'plain';
+  /** Where the bytes come from in the image (crypt, plain). */
+  readonly from: number;
+}
+
+/**
+ * The plaintext volume's layout: `size` bytes in sorted extents that cover it exactly. Byte offsets; all
+ * of them multiples of `sectorSize`.
+ */
+export function layout(m: Metadata, sectorSize: number, imageSize: number, headerPlain = false): Extent[] {
+  const size = imageSize - (imageSize % sectorSize);
+  const vh = m.volumeHeader;
+  const holes = [
+    ...m.metadataOffsets.map((o) => ({ start: o, end: o + METADATA_AREA_SIZE })),
+    { start: vh.offset, end: vh.offset + vh.size },
+  ]
+    .filter((h) => h.end > h.start)
+    .sort((a, b) => a.start - b.start);
+  for (const h of holes) {
+    if (h.start % sectorSize !== 0 || h.end % sectorSize !== 0)
+      throw new HeaderError(`@x/bitlocker: the area ${h.start}..${h.end} is not aligned to ${sectorSize}-byte sectors`);
+    if (h.end > size)
+      throw new HeaderError(`@x/bitlocker: the area ${h.start}..${h.end} is past the end of the image (truncated?)`);
+  }
+  if (vh.size > 0 && vh.size > holes[0].start)
+    throw new HeaderError('@x/bitlocker: the moved volume header overlaps the metadata');
+  const out: Extent[] = [];
+  const crypt = (start: number, end: number, from: number) => {
+    // split at the encrypted size: what lies past it on the image is not encrypted
+    const enc = m.encryptedSize;
+    const cut = Math.min(Math.max(enc - from, 0), end - start);
+    if (cut > 0) out.push({ start, end: start + cut, kind: 'crypt', from });
+    if (start + cut < end) out.push({ start: start + cut, end, kind: 'plain', from: from + cut });
+  };
+  if (vh.size > 0) {
+    if (headerPlain) out.push({ start: 0, end: vh.size, kind: 'plain', from: vh.offset });
+    else crypt(0, vh.size, vh.offset);
+  }
+  let at = vh.size;
+  for (const h of holes) {
+    if (h.end <= at) continue;
+    if (h.start > at) crypt(at, h.start, at);
+    out.push({ start: Math.max(h.start, at), end: h.end, kind: 'zero', from: 0 });
+    at = h.end;
+  }
+  if (at < size) crypt(at, size, at);
+  return out;
+}
+
+/**
+ * An unlocked BitLocker volume: the plaintext volume as `cryptsetup open --type bitlk` maps it. Sector
+ * numbers count `sectorSize` units from the start of the volume.
+ *
+ * @example
+ * ```ts
+ * const v: BitlockerVolume = await openBitlocker(image, { recoveryPassword });
+ * const boot = new Uint8Array(v.sectorSize);
+ * await v.read(boot, 0);                 // the NTFS (or FAT) boot sector
+ * v.close();
+ * ```
+ */
+export interface BitlockerVolume {
+  readonly header: BitlockerHeader;
+  /** The volume GUID of the metadata. */
+  readonly uuid: string;
+  /** The data cipher as dm-crypt names it: `aes-xts-plain64`, `aes-cbc-eboiv` or `aes-cbc-elephant`. */
+  readonly cipher: string;
+  /** The dm-crypt key size in bytes (cryptsetup's "Cipher key" / 8). */
+  readonly keySize: number;
+  /** 512 or 4096. */
+  readonly sectorSize: number;
+  /** Always 0: the plaintext volume starts where the image does. */
+  readonly payloadOffset: number;
+  /** The plaintext volume's size in bytes: the image's, in whole sectors. */
+  readonly payloadSize: number;
+  /** Bytes of the volume that are encrypted (from the start); the rest is given as it is on the image. */
+  readonly encryptedSize: number;
+  /** What opened it: `password`, `recovery password`, `startup key`, `clear key` or `FVEK`. */
+  readonly protector: string;
+  /** The AES kernel decrypting the data. */
+  readonly kernel: string;
+  /** The runs of the plaintext volume (zeros, decrypted, copied). */
+  readonly extents: readonly Extent[];
+  /**
+   * Decrypts sectors `firstSector …` of the plaintext volume into `dst`, a whole number of sectors within
+   * it. No allocation beyond what the source needs; on failure `dst` is zeroed.
+   */
+  read(dst: Uint8Array, firstSector: number): Promise<void>;
+  /** Wipes the round keys; later reads throw. The source stays open. */
+  close(): void;
+}
+
+class Volume implements BitlockerVolume {
+  readonly uuid: string;
+  readonly cipher: string;
+  readonly keySize: number;
+  readonly sectorSize: number;
+  readonly payloadOffset = 0;
+  readonly payloadSize: number;
+  readonly encryptedSize: number;
+  readonly kernel: string;
+  #cipher: SectorCipher | undefined;
+  readonly #source: ByteSource;
+
+  constructor(
+    readonly header: BitlockerHeader,
+    readonly metadata: Metadata,
+    readonly protector: string,
+    readonly extents: readonly Extent[],
+    cipher: SectorCipher,
+    source: ByteSource,
+  ) {
+    this.uuid = metadata.guid;
+    this.cipher = metadata.encryption.cipher;
+    this.keySize = metadata.encryption.keyBits / 8;
+    this.sectorSize = header.sectorSize;
+    this.payloadSize = extents.length === 0 ? 0 : extents[extents.length - 1].end;
+    this.encryptedSize = Math.min(metadata.encryptedSize, this.payloadSize);
+    this.kernel = cipher.kernel;
+    this.#cipher = cipher;
+    this.#source = source;
+  }
+
+  async read(dst: Uint8Array, firstSector: number): Promise<void> {
+    const c = this.#cipher;
+    if (!c) throw new BitlockerError('@x/bitlocker: the volume is closed');
+    if (!(dst instanceof Uint8Array)) throw new TypeError('@x/bitlocker: dst must be a Uint8Array');
+    const s = this.sectorSize;
+    if (dst.length % s !== 0)
+      throw new RangeError(`@x/bitlocker: dst is not a whole number of ${s}-byte sectors (${dst.length} bytes)`);
+    if (!Number.isSafeInteger(firstSector) || firstSector < 0)
+      throw new RangeError(`@x/bitlocker: firstSector ${firstSector} is not a non-negative integer`);
+    const start = firstSector * s,
+      end = start + dst.length;
+    if (end > this.payloadSize)
+      throw new RangeError(`@x/bitlocker: sectors ${firstSector} … past the volume (${this.payloadSize / s} sectors)`);
+    try {
+      for (const x of this.extents) {
+        if (x.end <= start) continue;
+        if (x.start >= end) break;
+        const a = Math.max(x.start, start),
+          b = Math.min(x.end, end);
+        const part = dst.subarray(a - start, b - start);
+        if (x.kind === 'zero') {
+          part.fill(0);
+          continue;
+        }
+        const from = x.from + (a - x.start);
+        await this.#source.read(from, part);
+        if (x.kind === 'crypt') {
+          if (this.#cipher !== c) throw new BitlockerError('@x/bitlocker: the volume was closed during a read');
+          c.decrypt(part, part, from / s);
+        }
+      }
+    } catch (e) {
+      dst.fill(0);
+      throw e;
+    }
+  }
+
+  close(): void {
+    this.#cipher?.dispose();
+    this.#cipher = undefined;
+  }
+}
+
+/**
+ * How {@link openBitlocker} unlocks a volume: one secret, or none for a volume with a clear key.
+ *
+ * @example
+ * ```ts
+ * const byPassword: BitlockerSecret = { passphrase: 'anaconda' };
+ * const byRecovery: BitlockerSecret = { recoveryPassword: '042647-302313-590458-071500-554323-116567-412181-516978' };
+ * const byStartupKey: BitlockerSecret = { startupKey: await readFile('4381F759-….BEK') };
+ * const byFvek: BitlockerSecret = { fvek: keyFromBitlkDump };
+ * ```
+ */
+export interface BitlockerSecret {
+  /** The user password (a string, or UTF-8 bytes as read from a file). */
+  passphrase?: string | Uint8Array;
+  /** The 48-digit recovery password, with or without its dashes. */
+  recoveryPassword?: string;
+  /** The bytes of a startup key (.BEK) file. */
+  startupKey?: Uint8Array;
+  /**
+   * The raw volume key as `cryptsetup bitlkDump --dump-volume-key` shows it (the FVEK; for Elephant the
+   * data key then the diffuser key). Checked by decrypting the volume's boot sector.
+   */
+  fvek?: Uint8Array;
+  /** Forces an AES kernel (see `kernels()` of `@x/cbc`). */
+  kernel?: string;
+}
+
+/** A boot record: a known file system's OEM name, or the 55 AA signature behind an x86 jump. */
+function looksLikeBootSector(b: Uint8Array): boolean {
+  const oem = new TextDecoder('latin1').decode(b.subarray(3, 11));
+  if (['NTFS    ', 'EXFAT   ', 'MSDOS5.0', 'MSWIN4.1', 'MSWIN4.0'].includes(oem)) return true;
+  if (b.subarray(3, 7).every((x, i) => x === 'ReFS'.charCodeAt(i))) return true;
+  return b[510] === 0x55 && b[511] === 0xaa && (b[0] === 0xeb || b[0] === 0xe9);
+}
+
+/**
+ * Opens a BitLocker (Windows 7 and later, and BitLocker To Go) volume: reads its metadata, unlocks the
+ * VMK with the password, the recovery password, the startup key file or the clear key, checks the
+ * metadata's authentication with it, decrypts the FVEK, and returns the plaintext volume as cryptsetup
+ * maps it. With `fvek`, the key is used directly. Keys derived on the way are wiped once used.
+ *
+ * @throws WrongPassphraseError for a wrong password, recovery password or startup key; WrongVolumeKeyError
+ *   for a wrong FVEK; HeaderError for an image that is not BitLocker, is damaged or truncated, or whose
+ *   metadata fails its authentication; BitlockerError for a volume without the protector asked for or a
+ *   startup key file that is not a .BEK file; TypeError/RangeError for bad arguments.
+ * @example
+ * ```ts
+ * import { openBitlocker } from '@x/bitlocker';
+ * const volume = await openBitlocker(blobOrBytes, { passphrase: 'anaconda' });
+ * const buf = new Uint8Array(1 << 20);
+ * await volume.read(buf, 0);              // the first MiB of the plaintext volume
+ * volume.close();
+ * ```
+ */
+export async function openBitlocker(input: ImageInput, secret: BitlockerSecret = {}): Promise<BitlockerVolume> {
+  const source = toSource(input);
+  if (secret === null || typeof secret !== 'object') throw new TypeError('@x/bitlocker: secret must be an object');
+  const given = (['passphrase', 'recoveryPassword', 'startupKey', 'fvek'] as const).filter(
+    (k) => secret[k] !== undefined,
+  );
+  if (given.length > 1) throw new TypeError(`@x/bitlocker: give one secret, not ${given.join(' and ')}`);
+  const { passphrase, recoveryPassword, startupKey, fvek, kernel } = secret;
+  if (passphrase !== undefined && typeof passphrase !== 'string' && !(passphrase instanceof Uint8Array))
+    throw new TypeError('@x/bitlocker: passphrase must be a string or a Uint8Array');
+  if (recoveryPassword !== undefined && typeof recoveryPassword !== 'string')
+    throw new TypeError('@x/bitlocker: recoveryPassword must be a string');
+  if (startupKey !== undefined && !(startupKey instanceof Uint8Array))
+    throw new TypeError('@x/bitlocker: startupKey must be the bytes of a .BEK file (a Uint8Array)');
+  if (fvek !== undefined && !(fvek instanceof Uint8Array))
+    throw new TypeError('@x/bitlocker: fvek must be a Uint8Array');
+
+  const header = await readHeaderFrom(source);
+  let m = header.metadata;
+  if (m.encryptedSize > header.imageSize)
+    throw new HeaderError(
+      `@x/bitlocker: the image (${header.imageSize} bytes) is shorter than the encrypted volume (${m.encryptedSize} bytes): truncated`,
+    );
+
+  let key: Uint8Array;
+  let protector: string;
+  if (fvek !== undefined) {
+    if (fvek.length !== m.encryption.keyBits / 8)
+      throw new WrongVolumeKeyError(
+        `@x/bitlocker: ${m.encryption.cipher} takes a ${m.encryption.keyBits / 8}-byte key, got ${fvek.length}`,
+      );
+    key = Uint8Array.from(fvek);
+    protector = 'FVEK';
+  } else {
+    const { vmk, protector: p } = unlockVmk(m, { passphrase, recoveryPassword, startupKey }, kernel);
+    try {
+      // the first copy (in order) that the VMK authenticates: a copy changed by anyone without the VMK fails
+      const authentic = [m, ...header.fallbacks].find((c) => authenticates(c, vmk, kernel));
+      if (!authentic)
+        throw new HeaderError(
+          '@x/bitlocker: the FVE metadata fails its authentication with the VMK (tampered or damaged)',
+        );
+      m = authentic;
+      key = unsealFvek(m, vmk, kernel);
+    } finally {
+      vmk.fill(0);
+    }
+    protector = protectorName(p);
+  }
+
+  let cipher: SectorCipher | undefined;
+  try {
+    cipher = newSectorCipher(m.encryption.cipher, key, { sectorSize: header.sectorSize, ivLargeSectors: true, kernel });
+    let headerPlain = false;
+    if (header.type === 'encrypt-on-write' && m.volumeHeader.size > 0) {
+      const raw = new Uint8Array(header.sectorSize);
+      await source.read(m.volumeHeader.offset, raw);
+      headerPlain = looksLikeBootSector(raw);
+    }
+    const extents = layout(m, header.sectorSize, header.imageSize, headerPlain);
+    const volume = new Volume(header, m, protector, extents, cipher, source);
+    if (fvek !== undefined && !headerPlain) {
+      const boot = new Uint8Array(header.sectorSize);
+      await volume.read(boot, 0);
+      const ok = looksLikeBootSector(boot);
+      boot.fill(0);
+      if (!ok)
+        throw new WrongVolumeKeyError('@x/bitlocker: the FVEK does not decrypt the boot sector to a boot record');
+    }
+    return volume;
+  } catch (e) {
+    cipher?.dispose();
+    throw e;
+  } finally {
+    key.fill(0);
+  }
+}
+
+function protectorName(p: Protector): string {
+  return p.protection;
+}

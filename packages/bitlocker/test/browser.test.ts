@@ -1,0 +1,123 @@
+// @x/bitlocker in a real browser: the package (bundled from its TypeScript sources with esbuild, so the
+// test needs no build) is served from 127.0.0.1 to Debian's Chromium, headless, driven by playwright-core;
+// the page fetches a BitLocker image made by Windows, wraps it in a Blob and opens it with its password
+// and with its recovery password — key stretching, AES-CCM and the data on the page's own kernels, no
+// node: module involved. Without /usr/bin/chromium the test is skipped with a notice, except under
+// CI=true, where it fails.
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, type Chromium, launchChromium } from '@x/testkit';
+import { bitlockerImages } from './images.js';
+
+const CI = ['true', '1'].includes((process.env.CI ?? '').toLowerCase());
+const have = existsSync(CHROMIUM);
+if (!have && CI)
+  it('chromium is installed (required under CI)', () => {
+    throw new Error(`${CHROMIUM} is missing; CI=true requires the browser test`);
+  });
+if (!have && !CI) it.skip(`skipped: ${CHROMIUM} is not installed`, () => {});
+
+const { images } = bitlockerImages();
+const image = images.find((i) => i.name === 'bitlk-aes-cbc-128')!;
+
+describe.runIf(have)('@x/bitlocker in headless Chromium', () => {
+  let server: Server;
+  let origin: string;
+  let browser: Chromium | undefined;
+  let page: import('playwright-core').Page;
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    const esbuild = await import('esbuild');
+    const bundle = await esbuild.build({
+      entryPoints: [fileURLToPath(new URL('../src/index.ts', import.meta.url))],
+      bundle: true,
+      format: 'esm',
+      platform: 'browser',
+      target: 'es2022',
+      conditions: ['source'],
+      write: false,
+    });
+    const js = bundle.outputFiles[0].text;
+    expect(js).not.toMatch(/from\s*["']node:/);
+    const bytes = await readFile(image.path);
+    server = createServer((req, res) => {
+      if (req.url === '/') {
+        res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(
+            '<!doctype html><title>@x/bitlocker</title><script type="module">import * as bde from "/bitlocker.js"; window.bde = bde;</script>',
+          );
+      } else if (req.url === '/bitlocker.js') {
+        res.writeHead(200, { 'content-type': 'text/javascript' }).end(js);
+      } else if (req.url === '/image') {
+        res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(bytes);
+      } else {
+        res.writeHead(404).end();
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    browser = await launchChromium('x-bitlocker');
+    page = await browser.context.newPage();
+    page.on('pageerror', (e) => problems.push(String(e)));
+    await page.goto(`${origin}/`);
+    await page.waitForFunction(() => 'bde' in window, null, { timeout: 30_000 });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise((r) => (server ? server.close(r) : r(undefined)));
+  });
+
+  function openInPage(secret: { passphrase?: string; recoveryPassword?: string }) {
+    return page.evaluate(async (secret) => {
+      const bde = (window as unknown as { bde: typeof import('../src/index.js') }).bde;
+      const blob = await (await fetch('/image')).blob();
+      try {
+        const v = await bde.openBitlocker(blob, secret);
+        const plain = new Uint8Array(v.payloadSize);
+        await v.read(plain, 0);
+        v.close();
+        const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', plain));
+        return {
+          ok: true as const,
+          cipher: v.cipher,
+          protector: v.protector,
+          kernel: v.kernel,
+          sha256: Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join(''),
+          isBlob: blob instanceof Blob,
+          hasProcess: typeof (globalThis as { process?: unknown }).process !== 'undefined',
+        };
+      } catch (e) {
+        return { ok: false as const, name: (e as Error).name, message: (e as Error).message };
+      }
+    }, secret);
+  }
+
+  it('opens a Windows 10 AES-CBC volume from a Blob with its password and with its recovery password', async () => {
+    for (const [secret, protector] of [
+      [{ passphrase: image.password }, 'password'],
+      [{ recoveryPassword: image.recoveryPassword }, 'recovery password'],
+    ] as const) {
+      const r = await openInPage(secret);
+      expect(r, JSON.stringify(r)).toMatchObject({
+        ok: true,
+        cipher: 'aes-cbc-eboiv',
+        protector,
+        kernel: 'wasm-simd128',
+        isBlob: true,
+        hasProcess: false,
+        sha256: image.sha256,
+      });
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('says WrongPassphraseError for a wrong password', async () => {
+    expect(await openInPage({ passphrase: 'wrong' })).toMatchObject({ ok: false, name: 'WrongPassphraseError' });
+  });
+});
