@@ -294,7 +294,23 @@ export async function openBitlocker(input: ImageInput, secret: BitlockerSecret =
 
   let cipher: SectorCipher | undefined;
   try {
-    cipher = newSectorCipher(m.encryption.cipher, key, { sectorSize: header.sectorSize, ivLargeSectors: true, kernel });
+    try {
+      cipher = newSectorCipher(m.encryption.cipher, key, {
+        sectorSize: header.sectorSize,
+        ivLargeSectors: true,
+        kernel,
+      });
+    } catch (e) {
+      // a key the cipher refuses (XTS with two equal halves) cannot be the volume's
+      if (fvek !== undefined && e instanceof RangeError)
+        throw new WrongVolumeKeyError(
+          `@x/bitlocker: the FVEK is not a valid key for ${m.encryption.cipher}: ${e.message}`,
+          {
+            cause: e,
+          },
+        );
+      throw e;
+    }
     let headerPlain = false;
     if (header.type === 'encrypt-on-write' && m.volumeHeader.size > 0) {
       const raw = new Uint8Array(header.sectorSize);

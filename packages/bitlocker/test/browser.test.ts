@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, type Chromium, launchChromium } from '@x/testkit';
-import { bitlockerImages } from './images.js';
+import { bitlockerImages } from '@x/testkit/disk-images';
 
 const CI = ['true', '1'].includes((process.env.CI ?? '').toLowerCase());
 const have = existsSync(CHROMIUM);

@@ -11,7 +11,7 @@ import {
   WrongPassphraseError,
   WrongVolumeKeyError,
 } from '../src/index.js';
-import { bitlockerImages, startupKeyFiles } from './images.js';
+import { bitlockerImages, startupKeyFiles } from '@x/testkit/disk-images';
 import { volumeSha256 } from './open-suite.js';
 
 const { dir, images } = bitlockerImages();

@@ -14,7 +14,7 @@ import { testedKernels } from '@x/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BitlockerSecret, type BitlockerVolume, openBitlocker, readBitlockerHeader } from '../src/index.js';
 import { unlockVmk, unsealFvek } from '../src/keys.js';
-import { bitlockerImages, type ImageFacts, startupKeyFiles } from './images.js';
+import { bitlockerImages, type ImageFacts, startupKeyFiles } from '@x/testkit/disk-images';
 
 const cs = cryptsetupRequirement();
 

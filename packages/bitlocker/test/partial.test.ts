@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { crc32 } from '../src/bytes.js';
 import { describeBitlocker, openBitlocker, readBitlockerHeader } from '../src/index.js';
 import { unlockVmk } from '../src/keys.js';
-import { bitlockerImages } from './images.js';
+import { bitlockerImages } from '@x/testkit/disk-images';
 import { volumeSha256 } from './open-suite.js';
 
 const { images } = bitlockerImages();

@@ -1,48 +1,15 @@
-// Shared by the tests: the fixture (cryptsetup's tests/fvault2-images.tar.xz, see fixtures/README.md),
-// unpacked once per test file with `tar xJSf` into a temporary directory (S: the 512 MiB image stays
-// sparse) and removed after that file's tests; and the facts cryptsetup's tests/fvault2-compat-test and
-// `cryptsetup fvault2Dump --dump-volume-key` give about it.
-import { execFileSync } from 'node:child_process';
+// Shared by the tests: the fixture (cryptsetup's tests/fvault2-images.tar.xz, kept by @x/testkit: see
+// tools/testkit/fixtures/README.md), unpacked once per test file, the facts cryptsetup gives about it, and
+// helpers that read and rewrite its metadata.
 import { createCipheriv, createDecipheriv, createHash } from 'node:crypto';
-import { mkdtempSync, openSync, readSync, closeSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll } from 'vitest';
+import { openSync, readSync, closeSync } from 'node:fs';
+import { FILEVAULT2_FACTS, fileVault2Image } from '@x/testkit/disk-images';
 
-export const ARCHIVE = fileURLToPath(new URL('./fixtures/fvault2-images.tar.xz', import.meta.url));
-
-/** What cryptsetup says about fvault2-images/small (tests/fvault2-compat-test; fvault2Dump --dump-volume-key). */
-export const FACTS = {
-  passphrase: 'heslo123',
-  physicalVolumeUuid: 'fc52bfae-5a1f-4f9b-b3a6-f33303a0e401',
-  familyUuid: '33a76caa-1481-4bc5-8d04-1ac1707c19c0',
-  logicalVolumeOffset: 67108864,
-  logicalVolumeSize: 167772160,
-  pbkdf2Iterations: 204222,
-  pbkdf2Salt: '2c249edb6663d6fbcc7905b7a4d72752',
-  volumeKey: '20734d3389212774d7610c29d732880916f3be14c4b12ac7aaf07e5ccc77b319',
-  /** `blkid -po value -s UUID /dev/mapper/…`: the UUID of the HFS+ file system in the logical volume. */
-  fileSystemUuid: 'de124d8a-2164-394e-924f-8e28db0a09cb',
-  /** `sha256sum /dev/mapper/…`: the whole logical volume, decrypted. */
-  sha256: '2c662e36c0f7e2f5583e6a939bbcbdc660805692d0fccaa45ad4052beb3b8e18',
-} as const;
-
-let dir: string | undefined;
+/** The facts cryptsetup gives about the image (@x/testkit/disk-images). */
+export const FACTS = FILEVAULT2_FACTS;
 
 /** The path of fvault2-images/small, unpacked on first use; the directory goes after the file's tests. */
-export function fixtureImage(): string {
-  if (dir === undefined) {
-    dir = mkdtempSync(join(tmpdir(), 'x-filevault2-'));
-    execFileSync('tar', ['xJSf', ARCHIVE, '-C', dir, '--no-same-owner']);
-  }
-  return join(dir, 'fvault2-images', 'small');
-}
-
-afterAll(() => {
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
-  dir = undefined;
-});
+export const fixtureImage = fileVault2Image;
 
 /** The first `length` bytes of the image (a copy in memory). */
 export function imagePrefix(length: number): Uint8Array {

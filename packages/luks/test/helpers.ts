@@ -1,7 +1,8 @@
-// Shared by the tests: running x-luks as a child process, built from the TypeScript sources under test
-// (src/bin.ts and every @x package through the "source" export condition), so no `npm run build` is
-// needed. esbuild bundles it once per test file into a temporary directory: a child then starts in
-// about a tenth of a second, where `node --import tsx` took a second to compile the sources each time.
+// Shared by the tests: comparing bytes, and running x-luks as a child process for the two suites that
+// still check the command on their volumes (containers.test.ts, adiantum.test.ts). x-luks lives in @x/cli
+// now (packages/cli, whose own tests cover the command); @x/cli depends on @x/luks, so this package cannot
+// depend on it back. esbuild bundles the command from its TypeScript sources, found by path, once per test
+// file (every @x package through the "source" export condition, this one's included): no build is needed.
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,8 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
 
-const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
-const SOURCE = fileURLToPath(new URL('../src/bin.ts', import.meta.url));
+const SOURCE = fileURLToPath(new URL('../../cli/src/x-luks.ts', import.meta.url));
 
 let built: Promise<{ dir: string; bin: string }> | undefined;
 
@@ -45,21 +45,16 @@ afterAll(async () => {
 
 export interface CliResult {
   code: number | null;
-  signal: NodeJS.Signals | null;
   stdout: Buffer;
   stderr: string;
 }
 
-/** Runs `x-luks args…`; `stdin` is written to its standard input. `onSpawn` gets the child (to signal it). */
-export async function runCli(
-  args: string[],
-  opts: { stdin?: Uint8Array | string; onSpawn?: (pid: number) => void } = {},
-): Promise<CliResult> {
+/** Runs `x-luks args…` (of @x/cli) as a child process. */
+export async function runCli(args: string[]): Promise<CliResult> {
   const { bin } = await buildCli();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [bin, ...args], {
-      cwd: PACKAGE,
-      stdio: ['pipe', 'pipe', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, NODE_OPTIONS: '' },
     });
     const out: Buffer[] = [];
@@ -67,9 +62,7 @@ export async function runCli(
     child.stdout.on('data', (d: Buffer) => out.push(d));
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout: Buffer.concat(out), stderr: err }));
-    if (opts.onSpawn && child.pid !== undefined) opts.onSpawn(child.pid);
-    child.stdin.end(opts.stdin ?? '');
+    child.on('close', (code) => resolve({ code, stdout: Buffer.concat(out), stderr: err }));
   });
 }
 

@@ -11,7 +11,7 @@
 //    and header afresh (untimed) and times `cryptsetup reencrypt --decrypt --force-offline-reencrypt
 //    --header HDR DATA`, which decrypts the copy in place: with --resilience none (no crash-safety
 //    journal, as x-luks, which writes a new file) and with cryptsetup's default (checksum).
-// 3. Each round also times, in a rotating order: the built x-luks (`node packages/luks/dist/bin.js decrypt
+// 3. Each round also times, in a rotating order: the built x-luks (`node packages/cli/dist/x-luks.js decrypt
 //    IMAGE OUT --passphrase-file F`, kernel native-x64 on its default path), x-luks into /dev/null (the same
 //    reads and decryption, no writes), `dd bs=128K` (image to a new file through a user-space buffer, no
 //    crypto: the two copies any user-space decrypter makes) and `cat IMAGE > OUT` (coreutils 9 copies a
@@ -44,7 +44,7 @@ export interface JobOptions {
 }
 
 /** Runs `cmd args`, waits for its exit, and returns the milliseconds from spawn to exit and its stderr. */
-function timed(cmd: string, args: string[], env?: NodeJS.ProcessEnv): Promise<{ ms: number; stderr: string }> {
+export function timed(cmd: string, args: string[], env?: NodeJS.ProcessEnv): Promise<{ ms: number; stderr: string }> {
   return new Promise((resolve, reject) => {
     const t = performance.now();
     const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'], env: env ?? process.env });
@@ -112,7 +112,7 @@ export async function runJob(options: JobOptions): Promise<Record<string, number
     return undefined;
   }
   const require = createRequire(import.meta.url);
-  const bin = join(dirname(require.resolve('@x/luks/package.json')), 'dist', 'bin.js');
+  const bin = join(dirname(require.resolve('@x/cli/package.json')), 'dist', 'x-luks.js');
   if (!existsSync(bin)) {
     console.log(`job: skipped: ${bin} is not built (npm run build)\n`);
     return undefined;

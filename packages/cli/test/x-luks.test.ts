@@ -5,9 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeWithCryptsetup, makeLuks2Container, removeAllContainers, type Container } from '@x/containers';
-import { runCli, sameBytes } from './helpers.js';
+import { luksFixture as fixture, runCli, sameBytes } from './helpers.js';
 
-const fixture = (name: string) => new URL(`fixtures/${name}`, import.meta.url).pathname;
 const SAMPLE = fixture('sample-luks2.img');
 
 describe('x-luks on the committed sample', () => {

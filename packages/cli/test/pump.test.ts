@@ -1,12 +1,12 @@
-// The chunking of `x-luks decrypt` (src/pump.ts) on a stand-in volume: chunk boundaries, the last partial
-// chunk, the ring of buffers (reads ahead, never into a buffer being written), failures, the writer thread.
+// The chunking of `x-luks decrypt` and `x-disk decrypt` (src/pump.ts) on a stand-in volume: chunk
+// boundaries, the last partial chunk, the ring of buffers (reads ahead, never into a buffer being written),
+// failures, the writer thread.
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { chunkLength, pumpVolume, startWriter, type ChunkSink } from '../src/pump.js';
-import type { LuksVolume } from '../src/volume.js';
+import { chunkLength, pumpVolume, startWriter, type ChunkSink, type SectorReader } from '../src/pump.js';
 
 /** The plaintext byte at payload offset `i`: a pattern that differs from one sector to the next. */
 const byteAt = (i: number) => (i * 7 + Math.floor(i / 512) * 13) & 0xff;
@@ -29,7 +29,7 @@ function fakeVolume(payloadSize: number, sectorSize: number, fail?: { atSector: 
       const start = firstSector * sectorSize;
       for (let i = 0; i < dst.length; i++) dst[i] = byteAt(start + i);
     },
-  } as unknown as LuksVolume;
+  } as unknown as SectorReader;
   return { volume, log };
 }
 
@@ -94,7 +94,7 @@ describe('pumpVolume', () => {
     const writing = new Set<Uint8Array>();
     let maxWriting = 0;
     const original = volume.read.bind(volume);
-    (volume as { read: LuksVolume['read'] }).read = (dst, first) => {
+    (volume as { read: SectorReader['read'] }).read = (dst, first) => {
       for (const w of writing) {
         expect(dst.byteOffset + dst.length <= w.byteOffset || w.byteOffset + w.length <= dst.byteOffset).toBe(true);
       }

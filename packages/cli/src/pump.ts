@@ -1,4 +1,4 @@
-// Streaming a volume's payload out chunk by chunk, for `x-luks decrypt` (Node only, like the CLI).
+// Streaming a volume's payload out chunk by chunk, for `x-luks decrypt` and `x-disk decrypt` (Node only).
 //
 // A ring of `depth` chunk buffers, allocated once. Every buffer but the one being written has a read in
 // flight (on libuv's thread pool), and `volume.read` decrypts a chunk on this thread as soon as its bytes
@@ -6,7 +6,17 @@
 // writer thread ({@link startWriter}) the three stages run on three threads; with a stream (stdout, a
 // FIFO), reads and decryption still overlap the writes.
 import { Worker } from 'node:worker_threads';
-import type { LuksVolume } from './volume.js';
+
+/**
+ * What {@link pumpVolume} reads from: a payload of `payloadSize` bytes in sectors of `sectorSize`, read
+ * and decrypted by `read` (a LUKS, BitLocker or FileVault 2 volume).
+ */
+export interface SectorReader {
+  readonly sectorSize: number;
+  readonly payloadSize: number;
+  /** Decrypts payload sectors `firstSector …` into `dst` (a whole number of sectors). */
+  read(dst: Uint8Array, firstSector: number): Promise<void>;
+}
 
 /**
  * Where the decrypted chunks go, in payload order. `write` may return a promise, and may be called for
@@ -43,7 +53,7 @@ export function chunkLength(payloadSize: number, sectorSize: number, chunkBytes:
  * have settled.
  */
 export async function pumpVolume(
-  volume: LuksVolume,
+  volume: SectorReader,
   sink: ChunkSink,
   onProgress: (done: number) => void,
   options: PumpOptions,
@@ -95,9 +105,9 @@ export async function pumpVolume(
   }
 }
 
-// The writer thread, as CommonJS source, so that it needs no file of its own next to this module (x-luks
-// also runs bundled into one file). It writes a chunk in synchronous write(2) calls of at most pieceBytes:
-// in pieces, because one write(2) of many MiB makes Linux (6.x, ext4 with large folios) fill the page
+// The writer thread, as CommonJS source, so that it needs no file of its own next to this module (the
+// commands also run bundled into one file). It writes a chunk in synchronous write(2) calls of at most
+// pieceBytes: in pieces, because one write(2) of many MiB makes Linux (6.x, ext4 with large folios) fill the page
 // cache with large folios, which cost several times the system time of cat's 128 KiB writes on the
 // machine measured (a VM that returns free memory to its host: tools/bench, `npm run bench -- --job`).
 const WRITER = `
@@ -142,12 +152,12 @@ export function startWriter(pieceBytes: number): Writer {
     else waiting.shift()?.resolve();
   });
   worker.on('error', fail);
-  worker.on('exit', () => fail(new Error('@x/luks: the writer thread stopped')));
+  worker.on('exit', () => fail(new Error('@x/cli: the writer thread stopped')));
   return {
     sink: (fd) => ({
       write(buf, position) {
         if (!(buf.buffer instanceof SharedArrayBuffer))
-          return Promise.reject(new TypeError('@x/luks: the writer thread takes chunks on a SharedArrayBuffer'));
+          return Promise.reject(new TypeError('@x/cli: the writer thread takes chunks on a SharedArrayBuffer'));
         if (failed) return Promise.reject(failed);
         return new Promise<void>((resolve, reject) => {
           waiting.push({ resolve, reject });
@@ -156,7 +166,7 @@ export function startWriter(pieceBytes: number): Writer {
       },
     }),
     async close() {
-      failed ??= new Error('@x/luks: the writer thread is closed');
+      failed ??= new Error('@x/cli: the writer thread is closed');
       await worker.terminate();
     },
   };

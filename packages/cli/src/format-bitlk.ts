@@ -1,0 +1,107 @@
+// BitLocker (`@x/bitlocker`) as a format of x-disk. The package's API is described here by the little
+// x-disk uses of it, so that this adapter compiles (and is tested against a stand-in) on its own; the
+// format table plugs it in with `bitlockerEntry(() => import('@x/bitlocker'))`.
+import type { ByteSource } from '@x/byte-source';
+import type { Format, FormatModule, OpenedVolume, Secret } from './formats.js';
+import { fmtMiB } from './io.js';
+import type { DiskVolume } from './output.js';
+
+/** What `openBitlocker` takes: one protector's secret, or none for a volume with a clear key. */
+export interface BitlockerSecret {
+  passphrase?: string | Uint8Array;
+  recoveryPassword?: string;
+  /** The bytes of a startup key file (.BEK). */
+  startupKey?: Uint8Array;
+  /** The full volume encryption key. */
+  fvek?: Uint8Array;
+  kernel?: string;
+}
+
+/** An unlocked BitLocker volume, as x-disk uses it. */
+export interface BitlockerVolumeLike extends DiskVolume {
+  /** The payload cipher, e.g. `aes-xts-plain64`. */
+  readonly cipher: string;
+  /** What opened it, e.g. `recovery password`. */
+  readonly protector: string;
+}
+
+/** The part of `@x/bitlocker` x-disk uses (its module namespace is one); `H` is its header type. */
+export interface BitlockerApi<H> {
+  readBitlockerHeader(input: ByteSource): Promise<H>;
+  describeBitlocker(header: H): string;
+  bitlockerToJson(header: H): unknown;
+  openBitlocker(input: ByteSource, secret?: BitlockerSecret): Promise<BitlockerVolumeLike>;
+}
+
+const ascii = (s: string) => Array.from(s, (c) => c.charCodeAt(0));
+/** The OEM name of a BitLocker volume's boot sector, bytes 3 … 10. */
+const FVE_SIGNATURE = ascii('-FVE-FS-');
+/** The OEM name of a BitLocker To Go volume (and of any FAT32 volume, hence the GUID below). */
+const TO_GO_OEM = ascii('MSWIN4.1');
+/** The BitLocker To Go GUID 4967d63b-2e29-4ad8-8399-f6a339e3d001 as it is stored (mixed-endian), at byte 424. */
+const TO_GO_GUID = [0x3b, 0xd6, 0x67, 0x49, 0x29, 0x2e, 0xd8, 0x4a, 0x83, 0x99, 0xf6, 0xa3, 0x39, 0xe3, 0xd0, 0x01];
+const TO_GO_GUID_OFFSET = 424;
+
+const at = (b: Uint8Array, offset: number, want: readonly number[]) =>
+  b.length >= offset + want.length && want.every((x, i) => b[offset + i] === x);
+
+/**
+ * Whether a boot sector is BitLocker's: `-FVE-FS-` at byte 3 (Windows 7 and later, and Vista), or
+ * `MSWIN4.1` there with the BitLocker To Go GUID at byte 424 (a plain FAT32 volume has only the former).
+ */
+export function isBitlocker(first: Uint8Array): boolean {
+  return at(first, 3, FVE_SIGNATURE) || (at(first, 3, TO_GO_OEM) && at(first, TO_GO_GUID_OFFSET, TO_GO_GUID));
+}
+
+/** `openBitlocker`'s secret from x-disk's: every protector BitLocker has, and the FVEK. */
+function toBitlockerSecret(secret: Secret | undefined): BitlockerSecret | undefined {
+  switch (secret?.kind) {
+    case undefined:
+      return undefined;
+    case 'passphrase':
+      return { passphrase: secret.bytes };
+    case 'recoveryPassword':
+      return { recoveryPassword: new TextDecoder().decode(secret.bytes).trim() };
+    case 'startupKey':
+      return { startupKey: secret.bytes };
+    case 'volumeKey':
+      return { fvek: secret.bytes };
+  }
+}
+
+/** `@x/bitlocker` as x-disk's {@link FormatModule}. */
+export function bitlockerFormat<H>(api: BitlockerApi<H>): FormatModule {
+  return {
+    secrets: ['passphrase', 'recoveryPassword', 'startupKey', 'volumeKey'],
+    clearKey: true,
+    keyslots: false,
+    async dump(source, json) {
+      const h = await api.readBitlockerHeader(source);
+      return json ? `${JSON.stringify(api.bitlockerToJson(h), null, 2)}\n` : `${api.describeBitlocker(h)}\n`;
+    },
+    async open(source, secret): Promise<OpenedVolume> {
+      const v = await api.openBitlocker(source, toBitlockerSecret(secret));
+      return {
+        sectorSize: v.sectorSize,
+        payloadSize: v.payloadSize,
+        kernel: v.kernel,
+        summary: `BitLocker ${v.cipher}, ${v.sectorSize}-byte sectors, ${fmtMiB(v.payloadSize)}, ${v.protector}, kernel ${v.kernel}`,
+        read: (dst, firstSector) => v.read(dst, firstSector),
+        close: () => v.close(),
+      };
+    },
+  };
+}
+
+/**
+ * The BitLocker entry of x-disk's format table; `load` imports `@x/bitlocker`. Detection reads only the
+ * boot sector and loads nothing.
+ *
+ * @example
+ * ```ts
+ * const bitlk = bitlockerEntry(() => import('@x/bitlocker'));
+ * ```
+ */
+export function bitlockerEntry<H>(load: () => Promise<BitlockerApi<H>>): Format {
+  return { type: 'bitlk', name: 'BitLocker', detect: isBitlocker, load: async () => bitlockerFormat(await load()) };
+}

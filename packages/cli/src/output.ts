@@ -1,0 +1,181 @@
+// Writing a volume's plaintext to OUT, for every format: the one copy of `decrypt`'s output rules.
+//
+// OUT is a new file, `-` (standard output), or with --force an existing file, device or FIFO. The payload
+// streams through a ring of preallocated chunk buffers (./pump.ts: while a thread of its own writes one
+// chunk, the next is decrypted and the one after it read) into a temporary file next to OUT that is
+// renamed to OUT only when every byte is written; on any failure (and on SIGINT/SIGTERM) the temporary
+// file is removed, so no partial OUT is ever left. Devices and FIFOs (e.g. /dev/null) are written in place.
+import { randomBytes } from 'node:crypto';
+import { rmSync, type Stats } from 'node:fs';
+import { type FileHandle, lstat, open, rename, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { type CliIo, fmtMiB, fmtRate, UsageError } from './io.js';
+import { type ChunkSink, pumpVolume, type SectorReader, startWriter, type Writer } from './pump.js';
+
+/**
+ * An unlocked volume of any format, as `decrypt` writes it: `read` decrypts payload sectors, `close`
+ * wipes the keys, `kernel` names the AES kernel (for the summary line).
+ *
+ * @example
+ * ```ts
+ * const v: DiskVolume = await openLuks(source, { passphrase });
+ * ```
+ */
+export interface DiskVolume extends SectorReader {
+  readonly kernel: string;
+  close(): void;
+}
+
+/** Payload bytes per chunk: large enough that per-call costs vanish, small enough for any machine. */
+export const CHUNK_BYTES = 4 << 20;
+/** Chunk buffers in the ring: one being written, one being decrypted, one being read (./pump.ts). */
+const DEPTH = 3;
+/** Bytes per write(2) into a file or device: cat's buffer size (coreutils io_blksize). See ./pump.ts. */
+const WRITE_PIECE_BYTES = 128 << 10;
+
+/** One `decrypt`: where to, and how to open the volume once OUT has been checked. */
+export interface DecryptJob<V extends DiskVolume> {
+  /** The command's name: the prefix of its stderr lines and part of the temporary file's name. */
+  readonly command: string;
+  /** The output path, or `-` for standard output. */
+  readonly out: string;
+  /** Overwrite an existing OUT. */
+  readonly force: boolean;
+  /** Unlocks the volume (called once OUT is known to be writable, while the writer thread starts). */
+  open(): Promise<V>;
+  /** The summary line's text after `command: `, e.g. `LUKS2 aes-xts-plain64, 4096-byte sectors, …`. */
+  summary(volume: V): string;
+}
+
+/** A progress bar on a terminal, nothing otherwise; one line with the throughput at the end. */
+function progress(io: CliIo, command: string, total: number) {
+  const tty = (io.stderr as NodeJS.WriteStream).isTTY === true;
+  const start = performance.now();
+  let last = 0;
+  return {
+    update(done: number) {
+      if (!tty) return;
+      const now = performance.now();
+      if (now - last < 100 && done < total) return;
+      last = now;
+      const f = total === 0 ? 1 : done / total;
+      const width = 30;
+      const full = Math.round(f * width);
+      io.stderr.write(
+        `\r[${'#'.repeat(full)}${' '.repeat(width - full)}] ${(100 * f).toFixed(0).padStart(3)}%  ${fmtMiB(done)} / ${fmtMiB(total)}  ${fmtRate(done, now - start)} `,
+      );
+    },
+    finish(done: number) {
+      const ms = performance.now() - start;
+      if (tty) io.stderr.write('\r\x1b[K');
+      io.stderr.write(`${command}: decrypted ${fmtMiB(done)} in ${(ms / 1000).toFixed(2)} s, ${fmtRate(done, ms)}\n`);
+    },
+  };
+}
+
+/** Writes all of `buf` at the file's current position (FIFOs and character devices such as /dev/null). */
+async function writeFully(fh: FileHandle, buf: Uint8Array): Promise<void> {
+  let done = 0;
+  while (done < buf.length) {
+    const { bytesWritten } = await fh.write(buf, done, buf.length - done, null);
+    done += bytesWritten;
+  }
+}
+
+function writeStream(stream: NodeJS.WritableStream, buf: Uint8Array): Promise<void> {
+  return new Promise((resolve, reject) => {
+    stream.write(buf, (err) => (err ? reject(err) : resolve()));
+  });
+}
+
+const pump = (volume: SectorReader, sink: ChunkSink, onProgress: (done: number) => void, shared = false) =>
+  pumpVolume(volume, sink, onProgress, { chunkBytes: CHUNK_BYTES, depth: DEPTH, shared });
+
+async function exists(path: string): Promise<Stats | undefined> {
+  try {
+    return await lstat(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+}
+
+/**
+ * Writes the plaintext of the volume `job.open()` unlocks to `job.out` (see the top of this file), with a
+ * summary line first and the throughput last on stderr. The volume is closed before it returns or throws.
+ *
+ * @throws UsageError when OUT exists (or appears meanwhile) and `force` is not set.
+ */
+export async function decryptTo<V extends DiskVolume>(io: CliIo, job: DecryptJob<V>): Promise<void> {
+  const { command, out, force } = job;
+  const existing = out === '-' ? undefined : await exists(out);
+  if (existing && !force) throw new UsageError(`${out} exists; pass --force to overwrite it`);
+  // Files and block devices are written by a thread of their own, started now so that unlocking hides
+  // its start; FIFOs, character devices and stdout are written from this thread, in order.
+  const positional = out !== '-' && (!existing || existing.isFile() || existing.isBlockDevice());
+  let writer: Writer | undefined;
+  let volume: V | undefined;
+  try {
+    if (positional) writer = startWriter(WRITE_PIECE_BYTES);
+    volume = await job.open();
+    io.stderr.write(`${command}: ${job.summary(volume)}\n`);
+    const bar = progress(io, command, volume.payloadSize);
+    if (out === '-') {
+      const total = await pump(volume, { write: (buf) => writeStream(io.stdout, buf) }, bar.update);
+      bar.finish(total);
+      return;
+    }
+    if (existing && !existing.isFile()) {
+      // a device or a FIFO (e.g. /dev/null), with --force: written in place, there is nothing to rename
+      const fh = await open(out, 'w');
+      try {
+        let last = Promise.resolve();
+        const inOrder = (buf: Uint8Array) => {
+          last = last.then(() => writeFully(fh, buf)); // one write at a time, in order
+          return last;
+        };
+        const sink: ChunkSink = writer ? writer.sink(fh.fd) : { write: inOrder };
+        bar.finish(await pump(volume, sink, bar.update, writer !== undefined));
+      } finally {
+        await fh.close();
+      }
+      return;
+    }
+    const tmp = join(
+      dirname(out),
+      `.${basename(out)}.${command}-${process.pid}-${randomBytes(4).toString('hex')}.part`,
+    );
+    const fh = await open(tmp, 'wx', 0o600);
+    const cleanup = () => {
+      try {
+        rmSync(tmp, { force: true }); // synchronous: a signal handler cannot wait
+      } catch {
+        /* already gone */
+      }
+    };
+    const onSignal = (sig: NodeJS.Signals) => {
+      cleanup();
+      process.exit(sig === 'SIGINT' ? 130 : 143);
+    };
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    try {
+      const total = await pump(volume, writer!.sink(fh.fd), bar.update, true);
+      await fh.close();
+      if (!force && (await exists(out)))
+        throw new UsageError(`${out} appeared while decrypting; pass --force to overwrite it`);
+      await rename(tmp, out);
+      bar.finish(total);
+    } catch (e) {
+      await fh.close().catch(() => {});
+      await unlink(tmp).catch(() => {});
+      throw e;
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+  } finally {
+    volume?.close();
+    await writer?.close();
+  }
+}

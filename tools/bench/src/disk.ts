@@ -1,0 +1,194 @@
+// `x-disk decrypt` of the BitLocker test images against `x-luks decrypt` of LUKS2 aes-xts-plain64 volumes
+// of the same sizes, in one run with interleaved rounds (the issue's goal: x-disk ≥ 0.9× x-luks for XTS
+// and CBC with BitLocker's IVs; the Elephant rate reported).
+//
+// The BitLocker images are cryptsetup's (tools/testkit/fixtures/bitlk-images.tar.xz, made by Windows):
+// XTS-AES-128 and AES-CBC-128 of 100 MiB, AES-CBC-128 + Elephant of 128 MiB (the largest). The LUKS2
+// volumes are made by cryptsetup here: aes-xts-plain64 with a 256-bit key (XTS-AES-128, as BitLocker's),
+// 512-byte sectors, 100 and 128 MiB of payload. Every command is the built one (packages/cli/dist), on the
+// default kernel, given the raw key with --key-file (the FVEK from `cryptsetup bitlkDump --dump-volume-key`,
+// the LUKS volume key), so that what is timed is reading, decrypting and writing the volume, not a key
+// derivation; one more row opens the XTS image with its password, to show what BitLocker's 2^20 SHA-256
+// rounds add. Each command is timed from spawn to exit, writing a new file in a temporary directory
+// (removed right after); rounds rotate the order.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { cryptsetupStatus, makeLuks2Container, runCryptsetup } from '@x/containers';
+import { timed } from './job.js';
+import { markdownTable, median } from './stats.js';
+
+const MiB = 1 << 20;
+
+interface Row {
+  readonly name: string;
+  readonly volume: string;
+  readonly bytes: number;
+  /** The LUKS row this one is compared with. */
+  readonly against?: string;
+  readonly args: string[];
+  readonly bin: string;
+}
+
+export async function runDisk(rounds = 5): Promise<Record<string, number> | undefined> {
+  const cs = cryptsetupStatus();
+  if (!cs.available) {
+    console.log(`disk: skipped: ${cs.reason}\n`);
+    return undefined;
+  }
+  const require = createRequire(import.meta.url);
+  const cli = join(dirname(require.resolve('@x/cli/package.json')), 'dist');
+  const xluks = join(cli, 'x-luks.js');
+  const xdisk = join(cli, 'x-disk.js');
+  if (!existsSync(xdisk)) {
+    console.log(`disk: skipped: ${xdisk} is not built (npm run build)\n`);
+    return undefined;
+  }
+  const archive = join(dirname(require.resolve('@x/testkit/package.json')), 'fixtures', 'bitlk-images.tar.xz');
+  const dir = await mkdtemp(join(tmpdir(), 'x-aes-bench-disk-'));
+  const onSignal = () => {
+    rmSync(dir, { recursive: true, force: true });
+    process.exit(130);
+  };
+  process.once('SIGINT', onSignal);
+  try {
+    execFileSync('tar', ['xJSf', archive, '-C', dir, '--no-same-owner']);
+    const images = join(dir, 'bitlk-images');
+    const conf = readFileSync(join(images, 'images.conf'), 'utf8');
+    const password = (name: string) => new RegExp(`\\[${name}\\][^[]*?\\nPW=(.*)\\n`).exec(conf)![1];
+    const keyFile = async (name: string) => {
+      const pw = join(dir, `${name}.pw`);
+      await writeFile(pw, password(name));
+      const { stdout } = await runCryptsetup([
+        'bitlkDump',
+        '--dump-volume-key',
+        '--key-file',
+        pw,
+        join(images, `${name}.img`),
+      ]);
+      const hex = /(?:MK dump|Volume key):\s*((?:[0-9a-f]{2}\s*)+)/.exec(stdout)![1].replace(/\s+/g, '');
+      const kf = join(dir, `${name}.key`);
+      await writeFile(kf, Buffer.from(hex, 'hex'), { mode: 0o600 });
+      return { kf, pw };
+    };
+    const luks = async (mib: number) => {
+      const made = await makeLuks2Container({
+        cipher: 'aes-xts-plain64',
+        keySize: 256,
+        sectorSize: 512,
+        dataSize: mib * MiB,
+        passphrases: ['x-aes bench'],
+        pbkdf: { type: 'pbkdf2', iterations: 1000 },
+        dir,
+        name: `luks-${mib}`,
+      });
+      const kf = join(dir, `luks-${mib}.key`);
+      await writeFile(kf, made.volumeKey, { mode: 0o600 });
+      return { image: made.path, kf };
+    };
+    process.stderr.write(`disk: making LUKS2 volumes of 100 and 128 MiB with cryptsetup ${cs.version} in ${dir} …\n`);
+    const [l100, l128, xts, cbc, el] = await Promise.all([
+      luks(100),
+      luks(128),
+      keyFile('bitlk-aes-xts-128'),
+      keyFile('bitlk-aes-cbc-128'),
+      keyFile('bitlk-aes-cbc-elephant-128'),
+    ]);
+    const img = (name: string) => join(images, `${name}.img`);
+    const rows: Row[] = [
+      {
+        name: 'x-luks',
+        volume: 'LUKS2 aes-xts-plain64, 100 MiB',
+        bytes: 100 * MiB,
+        bin: xluks,
+        args: [l100.image, '--key-file', l100.kf],
+      },
+      {
+        name: 'x-disk',
+        volume: 'BitLocker XTS-AES-128, 100 MiB (Windows 10)',
+        bytes: 100 * MiB,
+        against: 'LUKS2 aes-xts-plain64, 100 MiB',
+        bin: xdisk,
+        args: [img('bitlk-aes-xts-128'), '--key-file', xts.kf],
+      },
+      {
+        name: 'x-disk',
+        volume: 'BitLocker AES-CBC-128, 100 MiB (Windows 10)',
+        bytes: 100 * MiB,
+        against: 'LUKS2 aes-xts-plain64, 100 MiB',
+        bin: xdisk,
+        args: [img('bitlk-aes-cbc-128'), '--key-file', cbc.kf],
+      },
+      {
+        name: 'x-luks',
+        volume: 'LUKS2 aes-xts-plain64, 128 MiB',
+        bytes: 128 * MiB,
+        bin: xluks,
+        args: [l128.image, '--key-file', l128.kf],
+      },
+      {
+        name: 'x-disk',
+        volume: 'BitLocker AES-CBC-128 + Elephant, 128 MiB (Windows 7)',
+        bytes: 128 * MiB,
+        against: 'LUKS2 aes-xts-plain64, 128 MiB',
+        bin: xdisk,
+        args: [img('bitlk-aes-cbc-elephant-128'), '--key-file', el.kf],
+      },
+      {
+        name: 'x-disk (password)',
+        volume: 'BitLocker XTS-AES-128, 100 MiB (Windows 10)',
+        bytes: 100 * MiB,
+        against: 'LUKS2 aes-xts-plain64, 100 MiB',
+        bin: xdisk,
+        args: [img('bitlk-aes-xts-128'), '--passphrase-file', xts.pw],
+      },
+    ];
+    const env = { ...process.env };
+    delete env.X_AES_KERNEL; // the default kernel, on its default path
+    delete env.X_AES_NATIVE_X64;
+    const times: number[][] = rows.map(() => []);
+    const kernels = new Set<string>();
+    for (let r = 0; r < rounds; r++) {
+      for (let k = 0; k < rows.length; k++) {
+        const i = (k + r) % rows.length;
+        const out = join(dir, 'out');
+        await rm(out, { force: true });
+        const [file, ...rest] = rows[i].args;
+        const res = await timed(process.execPath, [rows[i].bin, 'decrypt', file, out, ...rest], env);
+        const kernel = /kernel (\S+)/.exec(res.stderr)?.[1];
+        if (kernel) kernels.add(kernel);
+        times[i].push(res.ms);
+        await rm(out, { force: true });
+      }
+    }
+    const med = times.map(median);
+    const rate = (i: number) => rows[i].bytes / (med[i] / 1000);
+    const base = (name: string | undefined) => rows.findIndex((x) => x.name === 'x-luks' && x.volume === name);
+    const table = rows.map((row, i) => {
+      const b = base(row.against);
+      return [
+        `\`${row.name} decrypt\` ${row.args.includes('--key-file') ? '--key-file' : '--passphrase-file'}`,
+        row.volume,
+        (med[i] / 1000).toFixed(2),
+        (rate(i) / 1e6).toFixed(0),
+        b < 0 ? '' : `${(rate(i) / rate(b)).toFixed(2)}×`,
+      ];
+    });
+    console.log(
+      `## x-disk (BitLocker) against x-luks, same kernel (${[...kernels].join(', ')})\n\n` +
+        `median of ${rounds} interleaved rounds, each command timed from spawn to exit, writing a new file; MB/s = 10^6 bytes/s of volume.\n`,
+    );
+    console.log(markdownTable(['command', 'volume', 's', 'MB/s', '÷ x-luks, same size'], table, 2));
+    const goal = (i: number) => rate(i) / rate(base(rows[i].against));
+    console.log(
+      `\nx-disk ÷ x-luks: XTS ${goal(1).toFixed(2)}×, CBC ${goal(2).toFixed(2)}× (goal ≥ 0.9×: ${goal(1) >= 0.9 && goal(2) >= 0.9 ? 'met' : 'not met'}); Elephant ${(rate(4) / 1e6).toFixed(0)} MB/s (${goal(4).toFixed(2)}× x-luks on XTS).\n`,
+    );
+    return Object.fromEntries(rows.map((row, i) => [`${row.name} ${row.volume}`, med[i]]));
+  } finally {
+    process.off('SIGINT', onSignal);
+    await rm(dir, { recursive: true, force: true });
+  }
+}
