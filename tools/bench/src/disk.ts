@@ -33,7 +33,7 @@ interface Row {
   readonly bin: string;
 }
 
-export async function runDisk(rounds = 5): Promise<Record<string, number> | undefined> {
+export async function runDisk(rounds = 9): Promise<Record<string, number> | undefined> {
   const cs = cryptsetupStatus();
   if (!cs.available) {
     console.log(`disk: skipped: ${cs.reason}\n`);
@@ -150,6 +150,7 @@ export async function runDisk(rounds = 5): Promise<Record<string, number> | unde
     delete env.X_AES_KERNEL; // the default kernel, on its default path
     delete env.X_AES_NATIVE_X64;
     const times: number[][] = rows.map(() => []);
+    const payload: number[][] = rows.map(() => []);
     const kernels = new Set<string>();
     for (let r = 0; r < rounds; r++) {
       for (let k = 0; k < rows.length; k++) {
@@ -161,11 +162,15 @@ export async function runDisk(rounds = 5): Promise<Record<string, number> | unde
         const kernel = /kernel (\S+)/.exec(res.stderr)?.[1];
         if (kernel) kernels.add(kernel);
         times[i].push(res.ms);
+        const p = /decrypted .* in ([\d.]+) s/.exec(res.stderr);
+        if (p) payload[i].push(Number(p[1]) * 1000);
         await rm(out, { force: true });
       }
     }
     const med = times.map(median);
+    const medPayload = payload.map((p) => (p.length > 0 ? median(p) : Number.NaN));
     const rate = (i: number) => rows[i].bytes / (med[i] / 1000);
+    const payloadRate = (i: number) => rows[i].bytes / (medPayload[i] / 1000);
     const base = (name: string | undefined) => rows.findIndex((x) => x.name === 'x-luks' && x.volume === name);
     const table = rows.map((row, i) => {
       const b = base(row.against);
@@ -175,16 +180,22 @@ export async function runDisk(rounds = 5): Promise<Record<string, number> | unde
         (med[i] / 1000).toFixed(2),
         (rate(i) / 1e6).toFixed(0),
         b < 0 ? '' : `${(rate(i) / rate(b)).toFixed(2)}×`,
+        (payloadRate(i) / 1e6).toFixed(0),
+        b < 0 ? '' : `${(payloadRate(i) / payloadRate(b)).toFixed(2)}×`,
       ];
     });
     console.log(
       `## x-disk (BitLocker) against x-luks, same kernel (${[...kernels].join(', ')})\n\n` +
-        `median of ${rounds} interleaved rounds, each command timed from spawn to exit, writing a new file; MB/s = 10^6 bytes/s of volume.\n`,
+        `median of ${rounds} interleaved rounds; each command timed from spawn to exit (node's start, the unlock, the volume read, decrypted and written to a new file), and by its own report of the volume's part ("decrypted … in … s"); MB/s = 10^6 bytes/s of volume.\n`,
     );
-    console.log(markdownTable(['command', 'volume', 's', 'MB/s', '÷ x-luks, same size'], table, 2));
+    console.log(markdownTable(['command', 'volume', 's', 'MB/s', '÷ x-luks', 'volume MB/s', '÷ x-luks'], table, 2));
     const goal = (i: number) => rate(i) / rate(base(rows[i].against));
+    const goalP = (i: number) => payloadRate(i) / payloadRate(base(rows[i].against));
+    const met = goal(1) >= 0.9 && goal(2) >= 0.9;
     console.log(
-      `\nx-disk ÷ x-luks: XTS ${goal(1).toFixed(2)}×, CBC ${goal(2).toFixed(2)}× (goal ≥ 0.9×: ${goal(1) >= 0.9 && goal(2) >= 0.9 ? 'met' : 'not met'}); Elephant ${(rate(4) / 1e6).toFixed(0)} MB/s (${goal(4).toFixed(2)}× x-luks on XTS).\n`,
+      `\nx-disk ÷ x-luks, spawn to exit: XTS ${goal(1).toFixed(2)}×, CBC ${goal(2).toFixed(2)}× (goal ≥ 0.9×: ${met ? 'met' : 'not met'}); ` +
+        `the volume alone: XTS ${goalP(1).toFixed(2)}×, CBC ${goalP(2).toFixed(2)}×. ` +
+        `Elephant: ${(rate(4) / 1e6).toFixed(0)} MB/s spawn to exit, ${(payloadRate(4) / 1e6).toFixed(0)} MB/s for the volume (${goalP(4).toFixed(2)}× x-luks on XTS).\n`,
     );
     return Object.fromEntries(rows.map((row, i) => [`${row.name} ${row.volume}`, med[i]]));
   } finally {
