@@ -1,33 +1,13 @@
 // Passphrase-based key derivation for keyslots and digests: PBKDF2 (RFC 8018 §5.2; LUKS1 spec §2.3) and
-// Argon2i/Argon2id (RFC 9106; LUKS2 keyslot "kdf").
-//
-// PBKDF2 runs on WebCrypto (crypto.subtle, native code in Node ≥ 20 and in browsers) when it has the hash;
-// measured here it is 8–10× faster than both @noble/hashes and hash-wasm, which matters because cryptsetup
-// calibrates iteration counts to a second of native code. @noble/hashes (faster than hash-wasm's PBKDF2
-// on Node 20 in the same measurement) covers the rest: no WebCrypto (an insecure browser context), a hash
-// WebCrypto lacks (ripemd160, sha224), or a refusal such as an empty passphrase.
-// Argon2 comes from hash-wasm (WebAssembly, maintained, tested against the RFC vectors), loaded on first
-// use: its 280 KB module is most of what a PBKDF2 volume would otherwise load for nothing.
-import { pbkdf2Async } from '@noble/hashes/pbkdf2.js';
+// Argon2i/Argon2id (RFC 9106; LUKS2 keyslot "kdf"), from @x/kdf (WebCrypto, else @noble/hashes; hash-wasm),
+// with the hash a header names.
+import { pbkdf2 as pbkdf2With } from '@x/kdf';
 import { hashByName } from './hashes.js';
 
-let hashWasm: Promise<typeof import('hash-wasm')> | undefined;
-
-interface SubtleLike {
-  importKey(format: 'raw', key: Uint8Array, alg: string, extractable: boolean, usages: string[]): Promise<unknown>;
-  deriveBits(
-    alg: { name: string; hash: string; salt: Uint8Array; iterations: number },
-    key: unknown,
-    bits: number,
-  ): Promise<ArrayBuffer>;
-}
-
-function subtle(): SubtleLike | undefined {
-  return (globalThis as { crypto?: { subtle?: SubtleLike } }).crypto?.subtle;
-}
+export { argon2, type Argon2Params } from '@x/kdf';
 
 /** PBKDF2 with the header's hash name; returns a new array the caller wipes. */
-export async function pbkdf2(
+export function pbkdf2(
   hashName: string,
   password: Uint8Array,
   salt: Uint8Array,
@@ -35,45 +15,5 @@ export async function pbkdf2(
   length: number,
 ): Promise<Uint8Array> {
   const hash = hashByName(hashName);
-  const s = subtle();
-  if (s && hash.webCrypto && password.length > 0) {
-    try {
-      const key = await s.importKey('raw', password, 'PBKDF2', false, ['deriveBits']);
-      return new Uint8Array(
-        await s.deriveBits({ name: 'PBKDF2', hash: hash.webCrypto, salt, iterations }, key, 8 * length),
-      );
-    } catch {
-      // fall through to the portable implementation
-    }
-  }
-  return pbkdf2Async(hash.fn, password, salt, { c: iterations, dkLen: length });
-}
-
-/** Argon2 parameters as a LUKS2 keyslot stores them (`time`, `memory` in KiB, `cpus`). */
-export interface Argon2Params {
-  readonly type: 'argon2i' | 'argon2id';
-  readonly time: number;
-  readonly memory: number;
-  readonly cpus: number;
-}
-
-/** Argon2i/Argon2id (version 0x13, as cryptsetup uses) through hash-wasm. */
-export async function argon2(
-  p: Argon2Params,
-  password: Uint8Array,
-  salt: Uint8Array,
-  length: number,
-): Promise<Uint8Array> {
-  const options = {
-    password,
-    salt,
-    iterations: p.time,
-    parallelism: p.cpus,
-    memorySize: p.memory,
-    hashLength: length,
-    outputType: 'binary' as const,
-  };
-  hashWasm ??= import('hash-wasm');
-  const { argon2i, argon2id } = await hashWasm;
-  return p.type === 'argon2i' ? argon2i(options) : argon2id(options);
+  return pbkdf2With(hash, password, salt, iterations, length);
 }
