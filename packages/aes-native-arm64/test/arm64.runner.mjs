@@ -3,14 +3,15 @@
  * with node:test (no `--test`: its child processes would need binfmt_misc to start the arm64 binary).
  *
  * Runs the kernel conformance suite of @x/testkit on kernel native-arm64, then, when they were compiled,
- * the conformance suites of @x/cbc, @x/xts, @x/ctr, @x/gcm, @x/hctr2 and @x/adiantum
- * (packages/<mode>/test/conformance.ts) with kernel `native-arm64`, and those of the first five again on
+ * the conformance suites of @x/cbc, @x/xts, @x/ctr, @x/gcm, @x/hctr2, @x/ccm and @x/adiantum
+ * (packages/<mode>/test/conformance.ts) with kernel `native-arm64`, and those of the first six again on
  * the kernel's block primitives alone (the modes' generic code over its encryptBlocks/decryptBlocks; about
  * 25 s more under emulation, X_AES_TEST_GENERIC=0 leaves it out); all compiled to JS by the script into
  * X_AES_TEST_JS. The same property runs (60) and Monte Carlo iterations (100) as on x64, except @x/xts's
  * suite, whose properties run X_AES_TEST_XTS_RUNS times (default 20: its cases are up to 80 KiB each,
- * checked against node:crypto, slow under emulation), and @x/gcm's, @x/hctr2's and @x/adiantum's,
- * X_AES_TEST_GCM_RUNS, X_AES_TEST_HCTR2_RUNS and X_AES_TEST_ADIANTUM_RUNS times (default 20).
+ * checked against node:crypto, slow under emulation), and @x/gcm's, @x/hctr2's, @x/ccm's (messages up to
+ * 256 KiB) and @x/adiantum's, X_AES_TEST_GCM_RUNS, X_AES_TEST_HCTR2_RUNS, X_AES_TEST_CCM_RUNS and
+ * X_AES_TEST_ADIANTUM_RUNS times (default 20).
  * X_AES_TEST_RUNS and X_AES_TEST_MCT lower the others.
  */
 import { existsSync } from 'node:fs';
@@ -182,6 +183,28 @@ if (hctr2) {
     const primitives = blocksOnly(kernel);
     hctr2.hctr2Conformance(
       { name: primitives.name, make: (key) => newHctr2On(primitives, key, polyvalOn) },
+      { describe, it },
+      { ...options, inputRules: false },
+    );
+  }
+}
+
+const ccm = await modeSuite('ccm');
+if (ccm) {
+  const vectorsDir = pathToFileURL(path.join(packagesDir, 'ccm', 'test', 'vectors') + path.sep);
+  const options = { runs: Number(process.env.X_AES_TEST_CCM_RUNS || 20), vectorsDir, largeMessage: (1 << 18) + 5 };
+  const { newCcm } = await import('@x/ccm');
+  const { parallelBlocks } = kernel;
+  ccm.ccmConformance(
+    { name: 'native-arm64', parallelBlocks, make: (key, o) => newCcm(key, { ...o, kernel: 'native-arm64' }) },
+    { describe, it },
+    options,
+  );
+  if (generic) {
+    const { newCcmOn } = await internal('ccm', 'ccm.js');
+    const primitives = blocksOnly(kernel);
+    ccm.ccmConformance(
+      { name: primitives.name, parallelBlocks, make: (key, o) => newCcmOn(primitives, key, o) },
       { describe, it },
       { ...options, inputRules: false },
     );
