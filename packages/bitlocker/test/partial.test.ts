@@ -1,8 +1,9 @@
-// A partially encrypted volume, which cryptsetup refuses: the metadata's "encrypted volume size" says how
-// many bytes from the start are encrypted (a conversion paused half way, or a decryption under way); the
-// rest is on the image as it is. The test image is made from the clear-key image by writing a smaller
-// encrypted size into its three metadata copies, with their CRC-32 and their authentication (the SHA-256
-// of the block, AES-CCM encrypted with the VMK) made anew, as Windows writes them.
+// BitLocker metadata rewritten the way Windows writes it (CRC-32 and the VMK-authenticated SHA-256 made
+// anew), from the clear-key image:
+// - a partially encrypted volume, which cryptsetup refuses: the metadata's "encrypted volume size" says how
+//   many bytes from the start are encrypted (a conversion paused half way, or a decryption under way); the
+//   rest is on the image as it is;
+// - metadata without the volume header entry, as later Windows 10 builds write it.
 import { readFile } from 'node:fs/promises';
 import { newCcm } from '@x/ccm';
 import { sha256 } from '@noble/hashes/sha2.js';
@@ -17,15 +18,22 @@ const { images } = bitlockerImages();
 const clear = images.find((i) => i.name === 'bitlk-aes-xts-128-clearkey-only')!;
 const partial = images.find((i) => i.name === 'bitlk-partially-encrypted-aes-cbc-128')!;
 
-/** Rewrites the encrypted volume size of every metadata copy, re-checksummed and re-authenticated. */
-async function withEncryptedSize(img: Uint8Array, encrypted: number): Promise<Uint8Array> {
+/**
+ * Edits every metadata copy of `img` (a copy is returned) with `edit(image, blockOffset, blockSize)`, then
+ * makes its CRC-32 and its authentication (the SHA-256 of the block, AES-CCM encrypted with the VMK) anew,
+ * as Windows writes them.
+ */
+async function rewriteMetadata(
+  img: Uint8Array,
+  edit: (out: Uint8Array, at: number, size: number) => void,
+): Promise<Uint8Array> {
   const out = Uint8Array.from(img);
   const h = await readBitlockerHeader(img);
   const { vmk } = unlockVmk(h.metadata, {}, undefined);
   const view = new DataView(out.buffer);
   for (const at of h.metadata.metadataOffsets) {
     const size = view.getUint16(at + 8, true) * 16;
-    view.setBigUint64(at + 16, BigInt(encrypted), true);
+    edit(out, at, size);
     view.setUint32(at + size + 4, crc32(out.subarray(at, at + size)), true);
     // the validation datum: 8-byte header, nonce 12, tag 16, ciphertext (a 12-byte header + the SHA-256)
     const datum = at + size + 8 + 8;
@@ -39,6 +47,10 @@ async function withEncryptedSize(img: Uint8Array, encrypted: number): Promise<Ui
   }
   return out;
 }
+
+/** The encrypted volume size of every metadata copy set to `encrypted`. */
+const withEncryptedSize = (img: Uint8Array, encrypted: number) =>
+  rewriteMetadata(img, (out, at) => new DataView(out.buffer).setBigUint64(at + 16, BigInt(encrypted), true));
 
 describe('a partially encrypted volume', () => {
   it('the fixture reports its encrypted size (all of it) and its encrypt-on-write type', async () => {
@@ -93,5 +105,30 @@ describe('a partially encrypted volume', () => {
       view.setUint32(at + size + 4, crc32(img.subarray(at, at + size)), true);
     }
     await expect(openBitlocker(img)).rejects.toThrow(/fails its authentication with the VMK/);
+  });
+});
+
+describe('metadata without a volume header entry (later Windows 10 builds)', () => {
+  it('takes the moved boot sectors from the block header, to the same bytes', async () => {
+    const img = new Uint8Array(await readFile(clear.path));
+    const want = await volumeSha256(await openBitlocker(img));
+    // the entry type of the volume header block (0x000f) changed to one this package does not know
+    let changed = 0;
+    const edited = await rewriteMetadata(img, (out, at) => {
+      const view = new DataView(out.buffer);
+      for (let o = at + 112; o < at + 64 + view.getUint32(at + 64, true); ) {
+        const size = view.getUint16(o, true);
+        if (size === 0) break;
+        if (view.getUint16(o + 2, true) === 0x000f) {
+          view.setUint16(o + 2, 0x00ff, true);
+          changed++;
+        }
+        o += size;
+      }
+    });
+    expect(changed).toBe(3);
+    const h = await readBitlockerHeader(edited);
+    expect(h.metadata.volumeHeader).toEqual((await readBitlockerHeader(img)).metadata.volumeHeader);
+    expect(await volumeSha256(await openBitlocker(edited))).toBe(want);
   });
 });
