@@ -38,8 +38,15 @@ const ascii = (s: string) => Array.from(s, (c) => c.charCodeAt(0));
 const FVE_SIGNATURE = ascii('-FVE-FS-');
 /** The OEM name of a BitLocker To Go volume (and of any FAT32 volume, hence the GUID below). */
 const TO_GO_OEM = ascii('MSWIN4.1');
-/** The BitLocker To Go GUID 4967d63b-2e29-4ad8-8399-f6a339e3d001 as it is stored (mixed-endian), at byte 424. */
-const TO_GO_GUID = [0x3b, 0xd6, 0x67, 0x49, 0x29, 0x2e, 0xd8, 0x4a, 0x83, 0x99, 0xf6, 0xa3, 0x39, 0xe3, 0xd0, 0x01];
+/**
+ * The BitLocker identifiers as they are stored (mixed-endian), at byte 424 of a To Go volume: a normal
+ * volume's 4967d63b-2e29-4ad8-8399-f6a339e3d001, and 92a84d3b-dd80-4d0e-9e4e-b1e3284eaed8 of one turned
+ * on in "encrypt on write" mode.
+ */
+const TO_GO_GUIDS = [
+  [0x3b, 0xd6, 0x67, 0x49, 0x29, 0x2e, 0xd8, 0x4a, 0x83, 0x99, 0xf6, 0xa3, 0x39, 0xe3, 0xd0, 0x01],
+  [0x3b, 0x4d, 0xa8, 0x92, 0x80, 0xdd, 0x0e, 0x4d, 0x9e, 0x4e, 0xb1, 0xe3, 0x28, 0x4e, 0xae, 0xd8],
+];
 const TO_GO_GUID_OFFSET = 424;
 
 const at = (b: Uint8Array, offset: number, want: readonly number[]) =>
@@ -47,10 +54,12 @@ const at = (b: Uint8Array, offset: number, want: readonly number[]) =>
 
 /**
  * Whether a boot sector is BitLocker's: `-FVE-FS-` at byte 3 (Windows 7 and later, and Vista), or
- * `MSWIN4.1` there with the BitLocker To Go GUID at byte 424 (a plain FAT32 volume has only the former).
+ * `MSWIN4.1` there with a BitLocker identifier at byte 424 (a plain FAT32 volume has only the former).
  */
 export function isBitlocker(first: Uint8Array): boolean {
-  return at(first, 3, FVE_SIGNATURE) || (at(first, 3, TO_GO_OEM) && at(first, TO_GO_GUID_OFFSET, TO_GO_GUID));
+  return (
+    at(first, 3, FVE_SIGNATURE) || (at(first, 3, TO_GO_OEM) && TO_GO_GUIDS.some((g) => at(first, TO_GO_GUID_OFFSET, g)))
+  );
 }
 
 /** `openBitlocker`'s secret from x-disk's: every protector BitLocker has, and the FVEK. */
