@@ -55,3 +55,18 @@ export const fmtRate = (bytes: number, ms: number): string =>
 /** `a`, `a or b`, `a, b or c`. */
 export const orList = (items: readonly string[]): string =>
   items.length > 1 ? `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}` : (items[0] ?? '');
+
+/**
+ * Makes a closed pipe on standard output a normal end (`x-luks decrypt IMAGE - | head -c1`, `dump --json |
+ * head`): the process exits quietly with the status it has so far (0) instead of dying of an unhandled
+ * EPIPE with a stack trace. Any other error of the stream is left as it is.
+ */
+export function endOnClosedPipe(stream: NodeJS.WritableStream): void {
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE') throw e;
+    process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+  });
+}
+
+/** Whether `e` is the error of a write into a pipe whose reader has gone. */
+export const isClosedPipe = (e: unknown): boolean => (e as NodeJS.ErrnoException | undefined)?.code === 'EPIPE';

@@ -7,9 +7,9 @@
 // file is removed, so no partial OUT is ever left. Devices and FIFOs (e.g. /dev/null) are written in place.
 import { randomBytes } from 'node:crypto';
 import { rmSync, type Stats } from 'node:fs';
-import { type FileHandle, lstat, open, rename, unlink } from 'node:fs/promises';
+import { type FileHandle, lstat, open, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { type CliIo, fmtMiB, fmtRate, UsageError } from './io.js';
+import { type CliIo, fmtMiB, fmtRate, isClosedPipe, UsageError } from './io.js';
 import { type ChunkSink, pumpVolume, type SectorReader, startWriter, type Writer } from './pump.js';
 
 /**
@@ -39,6 +39,8 @@ export interface DecryptJob<V extends DiskVolume> {
   readonly command: string;
   /** The output path, or `-` for standard output. */
   readonly out: string;
+  /** The image's path: OUT may not be the same file (device and inode), not even with --force. */
+  readonly image: string;
   /** Overwrite an existing OUT. */
   readonly force: boolean;
   /** Unlocks the volume (called once OUT is known to be writable, while the writer thread starts). */
@@ -109,6 +111,12 @@ async function exists(path: string): Promise<Stats | undefined> {
 export async function decryptTo<V extends DiskVolume>(io: CliIo, job: DecryptJob<V>): Promise<void> {
   const { command, out, force } = job;
   const existing = out === '-' ? undefined : await exists(out);
+  if (existing) {
+    // the same file by another name (a link, a path with ..): its device and inode, not its name
+    const [target, image] = await Promise.all([stat(out).catch(() => undefined), stat(job.image)]);
+    if (target && target.dev === image.dev && target.ino === image.ino)
+      throw new UsageError(`${out} is the image itself: refusing to write its plaintext over it, even with --force`);
+  }
   if (existing && !force) throw new UsageError(`${out} exists; pass --force to overwrite it`);
   // Files and block devices are written by a thread of their own, started now so that unlocking hides
   // its start; FIFOs, character devices and stdout are written from this thread, in order.
@@ -121,8 +129,18 @@ export async function decryptTo<V extends DiskVolume>(io: CliIo, job: DecryptJob
     io.stderr.write(`${command}: ${job.summary(volume)}\n`);
     const bar = progress(io, command, volume.payloadSize);
     if (out === '-') {
-      const total = await pump(volume, { write: (buf) => writeStream(io.stdout, buf) }, bar.update);
-      bar.finish(total);
+      let done = 0;
+      try {
+        const total = await pump(volume, { write: (buf) => writeStream(io.stdout, buf) }, (n) => {
+          done = n;
+          bar.update(n);
+        });
+        bar.finish(total);
+      } catch (e) {
+        if (!isClosedPipe(e)) throw e;
+        // the reader has gone (`| head -c1`): a normal end, not an error
+        io.stderr.write(`${command}: the output was closed after ${fmtMiB(done)}\n`);
+      }
       return;
     }
     if (existing && !existing.isFile()) {

@@ -142,6 +142,7 @@ export async function main(
         await decryptTo(io, {
           command: 'x-disk',
           out,
+          image,
           force: values.force === true,
           open: () => module.open(src, secret, { keyslot }),
           summary: (v) => v.summary,

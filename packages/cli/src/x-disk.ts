@@ -1,5 +1,8 @@
 #!/usr/bin/env node
 // The `x-disk` executable: see ./x-disk-main.ts.
+import { endOnClosedPipe } from './io.js';
 import { main } from './x-disk-main.js';
+
+endOnClosedPipe(process.stdout);
 
 process.exitCode = await main(process.argv.slice(2));

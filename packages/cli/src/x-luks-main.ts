@@ -54,6 +54,7 @@ async function decrypt(
     await decryptTo(io, {
       command: 'x-luks',
       out,
+      image,
       force,
       async open() {
         src = await openFileSource(image);

@@ -1,5 +1,8 @@
 #!/usr/bin/env node
 // The `x-luks` executable: see ./x-luks-main.ts.
+import { endOnClosedPipe } from './io.js';
 import { main } from './x-luks-main.js';
+
+endOnClosedPipe(process.stdout);
 
 process.exitCode = await main(process.argv.slice(2));

@@ -69,6 +69,8 @@ export interface RunOptions {
   onSpawn?: (pid: number) => void;
   /** Environment variables to add (e.g. X_AES_KERNEL to force a kernel). */
   env?: Record<string, string>;
+  /** Close the reading end of the command's stdout at once, as `| head -c0` would: its writes then fail with EPIPE. */
+  closeStdout?: boolean;
 }
 
 /** Runs `command args…` as a child process. */
@@ -82,7 +84,8 @@ export async function run(command: Command, args: string[], opts: RunOptions = {
     });
     const out: Buffer[] = [];
     let err = '';
-    child.stdout.on('data', (d: Buffer) => out.push(d));
+    if (opts.closeStdout) child.stdout.destroy();
+    else child.stdout.on('data', (d: Buffer) => out.push(d));
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     child.on('error', reject);
     child.on('close', (code, signal) => resolve({ code, signal, stdout: Buffer.concat(out), stderr: err }));
