@@ -23,3 +23,5 @@ export type { Luks2Digest, Luks2Header, Luks2Kdf, Luks2Keyslot, Luks2Segment } f
 export { blobSource, bytesSource, toSource, type ByteSource, type LuksInput } from './source.js';
 export { openLuks, type LuksVolume, type OpenOptions } from './volume.js';
 export { describeHeader, headerToJson } from './describe.js';
+export { createLuks, type CreateOptions, type LuksSink } from './create.js';
+export { afSplit } from './af.js';
