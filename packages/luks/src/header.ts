@@ -33,7 +33,7 @@ export async function readHeaderFrom(source: ByteSource): Promise<LuksHeader> {
   }
   const magic = LUKS_MAGIC.every((x, i) => start[i] === x);
   const version = u16be(start, 6);
-  if (magic && version === 1) return parseLuks1(start);
+  if (magic && version === 1) return parseLuks1(start, source.size);
   if (magic && version !== 2) throw new HeaderError(`@x/luks: LUKS version ${version} is not supported (1, 2)`);
   // LUKS2, or a primary header damaged beyond its magic: the secondary copy may still be there.
   try {

@@ -104,7 +104,12 @@ describeWithCryptsetup('damaged and truncated headers', () => {
     ],
     ['LUKS2', 'the start of the payload', -1, /ends before the payload offset/],
     ['LUKS1', 'the phdr', 500, /too short for a LUKS header/],
-    ['LUKS1', 'the key material', 5000, /the image \(5000 bytes\) ends before the payload offset \d+ \(truncated\?\)/],
+    [
+      'LUKS1',
+      'the key material',
+      5000,
+      /the image \(5000 bytes\) is too small: its LUKS1 header and keyslots need at least \d+ bytes \(truncated\?\)/,
+    ],
     ['LUKS1', 'the start of the payload', -1, /ends before the payload offset/],
   ])('refuses a %s image truncated in %s', async (version, _where, at, message) => {
     const image = version === 'LUKS2' ? image2 : image1;
