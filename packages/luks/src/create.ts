@@ -450,7 +450,7 @@ export async function createLuks(plaintext: LuksInput, sink: LuksSink, options: 
     await sink.write(KEYSLOTS_OFFSET, keyslots);
     keyslots.fill(0);
     await sink.write(0, headers);
-    return await readLuks2(bytesSource(headers));
+    return await readLuks2(bytesSource(headers), { headersOnly: true });
   } finally {
     pass.fill(0);
     volumeKey.fill(0);

@@ -8,14 +8,40 @@
 import { newSectorCipher, parseCipherSpec, type SectorCipher } from '@x/dm-crypt';
 import { afMerge } from './af.js';
 import { HeaderError, LuksError, WrongPassphraseError, WrongVolumeKeyError } from './errors.js';
-import { equalBytes } from './hashes.js';
+import { equalBytes, hashByName } from './hashes.js';
 import { readHeaderFrom, type LuksHeader } from './header.js';
-import { argon2, pbkdf2 } from './kdf.js';
-import type { Luks1Header } from './luks1.js';
+import { argon2, argon2Runtime, pbkdf2 } from './kdf.js';
+import type { Luks1Header, Luks1Keyslot } from './luks1.js';
 import type { Luks2Digest, Luks2Header, Luks2Keyslot, Luks2Segment } from './luks2.js';
 import { readBytes, toSource, type ByteSource, type LuksInput } from './source.js';
 
 const KEY_MATERIAL_SECTOR = 512; // key material is always in 512-byte sectors (LUKS1 §5 LUKS_SECTOR_SIZE)
+
+/**
+ * cryptsetup's largest Argon2 memory, 4 GiB in KiB (lib/crypto_backend/pbkdf_check.c, crypt_pbkdf_get_limits:
+ * max_memory = 4*1024*1024): `luksFormat --pbkdf-memory` takes no more.
+ */
+const CRYPTSETUP_MAX_ARGON2_MEMORY = 4 * 1024 * 1024;
+/**
+ * Default `maxIterations`, 2^26 = 67,108,864 PBKDF2 iterations. cryptsetup calibrates a PBKDF2 keyslot to 2 s
+ * of its native PBKDF2 (`--iter-time` 2000) and a digest to less: on the machine of the tests (an AMD EPYC
+ * with SHA extensions) `cryptsetup benchmark` counts 2.78 M sha256, 1.57 M sha1 and 1.41 M sha512 iterations
+ * per second, so its default keyslots hold 3–6 M. 2^26 leaves more than ten times that for faster CPUs and
+ * longer `--iter-time`s, and takes about 16 s here through WebCrypto (sha256) — a bound, not a budget.
+ */
+const DEFAULT_MAX_ITERATIONS = 2 ** 26;
+/**
+ * Default `maxTimeCost`, 2^16 = 65,536 Argon2 passes. cryptsetup's own limit is 2^32 − 1 (pbkdf_check.c), no
+ * bound at all; its default keyslots are calibrated to 2 s with at least 64 MiB and up to 1 GiB of memory,
+ * which leaves a handful of passes (`cryptsetup benchmark` here: 4 passes over 412 MiB). 2^16 passes of
+ * the smallest memory cryptsetup accepts, 32 KiB, are 2 M block computations, about 2 s through hash-wasm.
+ */
+const DEFAULT_MAX_TIME_COST = 2 ** 16;
+const U32_MAX = 0xffff_ffff;
+/** The longest volume or keyslot key looked at, 512 bytes (4096 bits): no cipher takes more (those here take 64 at most). */
+const MAX_KEY_BYTES = 512;
+/** LUKS_SALTSIZE (lib/luks1/luks.h): every LUKS2 keyslot and digest salt cryptsetup reads is 32 bytes. */
+const SALT_BYTES = 32;
 
 /**
  * Options of {@link openLuks}: a passphrase or the raw volume key.
@@ -35,6 +61,19 @@ export interface OpenOptions {
   keyslot?: number | string;
   /** Forces an AES kernel for the payload (see `@x/cbc`'s `kernels()`). */
   kernel?: string;
+  /**
+   * The most Argon2 memory a keyslot may ask for, KiB. Default: cryptsetup's maximum, 4 GiB (4,194,304
+   * KiB), and no more than half of the machine's memory where the runtime tells (Node: `os.totalmem()`;
+   * browsers do not tell). A keyslot above it, or above what this runtime's Argon2 can allocate, is not tried.
+   */
+  maxMemory?: number;
+  /**
+   * The most PBKDF2 iterations a keyslot or digest may ask for. Default 2^26 = 67,108,864, which every
+   * volume cryptsetup makes with its defaults stays far below (a few million); never more than 2^32 − 1.
+   */
+  maxIterations?: number;
+  /** The most Argon2 passes (`time`) a keyslot may ask for. Default 2^16 = 65,536; never more than 2^32 − 1. */
+  maxTimeCost?: number;
 }
 
 /**
@@ -85,6 +124,157 @@ function checkDigestMatch(candidate: Uint8Array, computed: Uint8Array, stored: U
   return ok;
 }
 
+/** The resource bounds of one openLuks call. */
+interface Limits {
+  readonly maxMemory: number;
+  readonly maxIterations: number;
+  readonly maxTimeCost: number;
+}
+
+/** Half of the machine's memory in KiB, where the runtime tells (node:os, found at run time as hashes.ts finds node:crypto). */
+function halfMachineMemory(): number | undefined {
+  const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+  if (typeof proc?.getBuiltinModule !== 'function') return undefined;
+  try {
+    const total = (proc.getBuiltinModule('node:os') as { totalmem?: () => number } | undefined)?.totalmem?.();
+    return typeof total === 'number' && total > 0 ? Math.floor(total / 2048) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function limitsOf(options: OpenOptions): Limits {
+  const bound = (name: 'maxMemory' | 'maxIterations' | 'maxTimeCost', fallback: number) => {
+    const v = options[name];
+    if (v === undefined) return fallback;
+    if (typeof v !== 'number') throw new TypeError(`@x/luks: options.${name} must be a number`);
+    if (!Number.isSafeInteger(v) || v < 1)
+      throw new RangeError(`@x/luks: options.${name} must be a positive whole number, got ${v}`);
+    return v;
+  };
+  const half = halfMachineMemory();
+  return {
+    maxMemory: bound('maxMemory', Math.min(CRYPTSETUP_MAX_ARGON2_MEMORY, half ?? CRYPTSETUP_MAX_ARGON2_MEMORY)),
+    maxIterations: bound('maxIterations', DEFAULT_MAX_ITERATIONS),
+    maxTimeCost: bound('maxTimeCost', DEFAULT_MAX_TIME_COST),
+  };
+}
+
+/** Why a PBKDF2 of `iterations` with `hash` is not run (named `what`), or undefined. */
+function pbkdf2Problem(what: string, hash: string, iterations: number, limits: Limits): string | undefined {
+  try {
+    hashByName(hash);
+  } catch (e) {
+    return `${what}.hash: ${(e as Error).message.replace(/^@x\/luks: /, '')}`;
+  }
+  if (iterations < 1) return `${what}.iterations is ${iterations}; PBKDF2 needs at least 1`;
+  if (iterations > U32_MAX)
+    return `${what}.iterations ${iterations} is above 2^32 − 1 (cryptsetup counts PBKDF2 iterations in 32 bits)`;
+  if (iterations > limits.maxIterations)
+    return `${what}.iterations ${iterations} is above maxIterations, ${limits.maxIterations} (raise options.maxIterations to try it)`;
+  return undefined;
+}
+
+/**
+ * What is wrong with a key of `length` bytes (the header field `field`) for the dm-crypt cipher `spec`, or
+ * undefined: the lengths a cipher takes are asked of @x/dm-crypt itself, with a key of that length.
+ */
+function keySizeProblem(field: string, spec: string, length: number): string | undefined {
+  if (length < 1 || length > MAX_KEY_BYTES)
+    return `${field} ${length} is not within 1 … ${MAX_KEY_BYTES} bytes (4096 bits)`;
+  let c: SectorCipher | undefined;
+  try {
+    // a key that is not secret, only its length is asked about (distinct bytes: XTS refuses equal halves)
+    const probe = new Uint8Array(length);
+    for (let i = 0; i < length; i++) probe[i] = i;
+    c = newSectorCipher(spec, probe);
+    return undefined;
+  } catch (e) {
+    if (e instanceof RangeError) return `${field} ${length}: ${e.message.replace(/^@x\/dm-crypt: /, '')}`;
+    throw e;
+  } finally {
+    c?.dispose();
+  }
+}
+
+/** Why the LUKS2 digest is not used (a rule or a bound), or undefined: checked before any derivation. */
+function luks2DigestProblem(d: Luks2Digest, limits: Limits): string | undefined {
+  const what = `digest ${d.id}`;
+  const p = pbkdf2Problem(what, d.hash, d.iterations, limits);
+  if (p) return p;
+  if (d.salt.length !== SALT_BYTES) return `${what}.salt is ${d.salt.length} bytes, not ${SALT_BYTES}`;
+  // cryptsetup's PBKDF2_digest_verify: 20 bytes (LUKS_DIGESTSIZE) or the hash's size, at most 64
+  const size = hashByName(d.hash).size;
+  if (d.digest.length !== 20 && d.digest.length !== size)
+    return `${what}.digest is ${d.digest.length} bytes, not 20 or ${size} (the ${d.hash} size)`;
+  return undefined;
+}
+
+/** A keyslot that is not tried, and why; `runtime`: a limit of this runtime rather than of the header or the bounds. */
+interface Skipped {
+  readonly message: string;
+  readonly runtime: boolean;
+}
+
+/**
+ * Why LUKS2 keyslot `k` is not tried, or undefined: the rules and bounds its key derivation, its key
+ * material and the key it yields must meet, all checked before anything is derived or allocated.
+ */
+function luks2KeyslotProblem(
+  k: Luks2Keyslot,
+  segmentCipher: string,
+  limits: Limits,
+  source: ByteSource,
+): Skipped | undefined {
+  const fail = (message: string, runtime = false): Skipped => ({ message: `keyslot ${k.id}${message}`, runtime });
+  const af = k.af!,
+    area = k.area!,
+    kdf = k.kdf!;
+  if (af.type !== 'luks1') return fail(`: af type "${af.type}" is not supported (luks1)`);
+  if (area.type !== 'raw') return fail(`: area type "${area.type}" is not supported (raw)`);
+  // the volume key it holds is one the data segment's cipher takes (its length sizes the key material), and
+  // the derived key one the area's cipher takes (its length is what the KDF is asked for)
+  const vk = keySizeProblem('.key_size', segmentCipher, k.keySize);
+  if (vk) return fail(vk);
+  const ak = keySizeProblem('.area.key_size', area.encryption, area.keySize);
+  if (ak) return fail(ak);
+  try {
+    hashByName(af.hash);
+  } catch (e) {
+    return fail(`.af.hash: ${(e as Error).message.replace(/^@x\/luks: /, '')}`);
+  }
+  if (af.stripes < 1) return fail(`.af.stripes is ${af.stripes}; at least 1`);
+  const length = Math.ceil((k.keySize * af.stripes) / KEY_MATERIAL_SECTOR) * KEY_MATERIAL_SECTOR;
+  if (length > area.size) return fail(`: key material (${length} bytes) does not fit its area (${area.size})`);
+  if (area.offset + length > source.size)
+    return fail(`: key material at ${area.offset} is past the end of the image (truncated?)`);
+  if (kdf.salt.length !== SALT_BYTES) return fail(`.kdf.salt is ${kdf.salt.length} bytes, not ${SALT_BYTES}`);
+  if (kdf.type === 'pbkdf2') {
+    const p = pbkdf2Problem('.kdf', kdf.hash, kdf.iterations, limits);
+    return p ? fail(p) : undefined;
+  }
+  const cost = (why: string, runtime = false) => fail(`.kdf: argon2 cost out of range: ${why}`, runtime);
+  if (kdf.time < 1 || kdf.time > U32_MAX) return cost(`time ${kdf.time} is not within 1 … 2^32 − 1`);
+  if (kdf.time > limits.maxTimeCost)
+    return cost(`time ${kdf.time} is above maxTimeCost, ${limits.maxTimeCost} (raise options.maxTimeCost to try it)`);
+  // cryptsetup makes 1 … 4 lanes; 16 leaves room for other tools without letting a header ask for millions
+  if (kdf.cpus < 1 || kdf.cpus > 16) return cost(`cpus ${kdf.cpus} is not within 1 … 16`);
+  if (kdf.memory < 8 * kdf.cpus) return cost(`memory ${kdf.memory} KiB is below 8 KiB per lane (RFC 9106 §3.1)`);
+  if (kdf.memory > CRYPTSETUP_MAX_ARGON2_MEMORY)
+    return cost(`memory ${kdf.memory} KiB is above ${CRYPTSETUP_MAX_ARGON2_MEMORY} KiB (4 GiB), cryptsetup's maximum`);
+  if (kdf.memory > limits.maxMemory)
+    return cost(
+      `memory ${kdf.memory} KiB is above maxMemory, ${limits.maxMemory} KiB (raise options.maxMemory to try it)`,
+    );
+  const rt = argon2Runtime();
+  if (kdf.memory > rt.maxMemory)
+    return fail(
+      `: Argon2 memory of ${kdf.memory} KiB cannot be allocated in this runtime (its Argon2, ${rt.backend}, holds at most ${rt.maxMemory} KiB; Node ≥ 24.7 has a native Argon2 that can)`,
+      true,
+    );
+  return undefined;
+}
+
 /** Key material of `keyLength × stripes` bytes from `offset`, whole 512-byte sectors, decrypted and AF-merged. */
 async function mergeKeyMaterial(
   source: ByteSource,
@@ -128,11 +318,55 @@ async function luks1Digest(h: Luks1Header, key: Uint8Array): Promise<boolean> {
   );
 }
 
+/** Why LUKS1 keyslot `k` is not tried (a bound, or key material outside the image), or undefined. */
+function luks1KeyslotProblem(h: Luks1Header, k: Luks1Keyslot, limits: Limits, source: ByteSource): Skipped | undefined {
+  const p = pbkdf2Problem(`keyslot ${k.index}`, h.hashSpec, k.iterations, limits);
+  if (p) return { message: p, runtime: false };
+  const length = Math.ceil((h.keyBytes * k.stripes) / KEY_MATERIAL_SECTOR) * KEY_MATERIAL_SECTOR;
+  if (k.stripes < 1 || k.keyMaterialOffset * KEY_MATERIAL_SECTOR + length > source.size)
+    return {
+      message: `keyslot ${k.index}: key material at sector ${k.keyMaterialOffset} (${k.stripes} stripes) is past the end of the image (truncated?)`,
+      runtime: false,
+    };
+  return undefined;
+}
+
+/** The error for a keyslot that cannot be tried: a typed LuksError for a runtime limit, else a HeaderError. */
+const skippedError = (s: Skipped) =>
+  s.runtime ? new LuksError(`@x/luks: ${s.message}`) : new HeaderError(`@x/luks: ${s.message}`);
+
+/**
+ * The keyslots to try, in order, and those left out with the reason: a keyslot that breaks a bound or a
+ * rule is passed over, as cryptsetup passes over a keyslot it cannot use, unless it is the one asked for
+ * or no keyslot is left (then the first reason is thrown).
+ */
+function triable<K>(
+  slots: K[],
+  problem: (k: K) => Skipped | undefined,
+  asked: boolean,
+): { ok: K[]; skipped: Skipped[] } {
+  const ok: K[] = [],
+    skipped: Skipped[] = [];
+  for (const k of slots) {
+    const p = problem(k);
+    if (p) skipped.push(p);
+    else ok.push(k);
+  }
+  if (skipped.length > 0 && (asked || ok.length === 0)) throw skippedError(skipped[0]);
+  return { ok, skipped };
+}
+
+function wrongPassphrase(tried: string[], skipped: Skipped[]): WrongPassphraseError {
+  const left = skipped.length ? `; not tried: ${skipped.map((s) => s.message).join('; ')}` : '';
+  return new WrongPassphraseError(`@x/luks: no keyslot opens with this passphrase (tried ${tried.join(', ')}${left})`);
+}
+
 async function unlockLuks1(
   h: Luks1Header,
   source: ByteSource,
   passphrase: Uint8Array,
   keyslot: number | undefined,
+  limits: Limits,
 ): Promise<{ key: Uint8Array; slot: string }> {
   let slots = h.keyslots.filter((k) => k.active);
   if (keyslot !== undefined) {
@@ -142,7 +376,8 @@ async function unlockLuks1(
     slots = [k];
   }
   if (slots.length === 0) throw new LuksError('@x/luks: the volume has no active keyslot');
-  for (const k of slots) {
+  const { ok, skipped } = triable(slots, (k) => luks1KeyslotProblem(h, k, limits, source), keyslot !== undefined);
+  for (const k of ok) {
     const slotKey = await pbkdf2(h.hashSpec, passphrase, k.salt, k.iterations, h.keyBytes);
     let candidate: Uint8Array;
     try {
@@ -162,8 +397,9 @@ async function unlockLuks1(
     }
     if (await luks1Digest(h, candidate)) return { key: candidate, slot: String(k.index) };
   }
-  throw new WrongPassphraseError(
-    `@x/luks: no keyslot opens with this passphrase (tried ${slots.map((k) => k.index).join(', ')})`,
+  throw wrongPassphrase(
+    ok.map((k) => String(k.index)),
+    skipped,
   );
 }
 
@@ -200,15 +436,28 @@ async function deriveLuks2(k: Luks2Keyslot, passphrase: Uint8Array): Promise<Uin
   const kdf = k.kdf!,
     length = k.area!.keySize;
   if (kdf.type === 'pbkdf2') return pbkdf2(kdf.hash, passphrase, kdf.salt, kdf.iterations, length);
-  return argon2(kdf, passphrase, kdf.salt, length);
+  try {
+    return await argon2(kdf, passphrase, kdf.salt, length);
+  } catch (e) {
+    // an allocation the runtime refuses (a WebAssembly memory that cannot grow, an out-of-memory native
+    // Argon2) is a RangeError: say so in one line, typed
+    if (e instanceof RangeError)
+      throw new LuksError(
+        `@x/luks: keyslot ${k.id}: Argon2 memory of ${kdf.memory} KiB cannot be allocated in this runtime (${e.message})`,
+        { cause: e },
+      );
+    throw e;
+  }
 }
 
 async function unlockLuks2(
   h: Luks2Header,
+  segment: Luks2Segment,
   digest: Luks2Digest,
   source: ByteSource,
   passphrase: Uint8Array,
   keyslot: string | undefined,
+  limits: Limits,
 ): Promise<{ key: Uint8Array; slot: string }> {
   let slots: Luks2Keyslot[];
   if (keyslot !== undefined) {
@@ -223,13 +472,14 @@ async function unlockLuks2(
     slots.sort((a, b) => b.priority - a.priority);
   }
   if (slots.length === 0) throw new LuksError('@x/luks: the volume has no active keyslot');
-  for (const k of slots) {
+  const { ok, skipped } = triable(
+    slots,
+    (k) => luks2KeyslotProblem(k, segment.encryption, limits, source),
+    keyslot !== undefined,
+  );
+  for (const k of ok) {
     const af = k.af!,
       area = k.area!;
-    if (af.type !== 'luks1')
-      throw new HeaderError(`@x/luks: keyslot ${k.id}: af type "${af.type}" is not supported (luks1)`);
-    if (area.type !== 'raw')
-      throw new HeaderError(`@x/luks: keyslot ${k.id}: area type "${area.type}" is not supported (raw)`);
     const slotKey = await deriveLuks2(k, passphrase);
     let candidate: Uint8Array;
     try {
@@ -249,8 +499,9 @@ async function unlockLuks2(
     }
     if (await luks2Digest(digest, candidate)) return { key: candidate, slot: k.id };
   }
-  throw new WrongPassphraseError(
-    `@x/luks: no keyslot opens with this passphrase (tried ${slots.map((k) => k.id).join(', ')})`,
+  throw wrongPassphrase(
+    ok.map((k) => k.id),
+    skipped,
   );
 }
 
@@ -325,8 +576,16 @@ function passphraseBytes(p: string | Uint8Array): Uint8Array {
  * volume whose `read` decrypts payload sectors through `@x/dm-crypt`. Passphrase-derived keys and
  * candidate keys are wiped as soon as they are used; the volume keeps only the cipher's round keys.
  *
- * @throws WrongPassphraseError when no keyslot opens; WrongVolumeKeyError for a volume key that does not
- *   match; HeaderError for a truncated, corrupt or unsupported header; TypeError/RangeError for bad options.
+ * Every resource is bounded before it is spent: a keyslot or digest whose key derivation is above
+ * `maxIterations`, `maxTimeCost` or `maxMemory` (or cryptsetup's own limits), whose key sizes are not
+ * its ciphers', or whose key material does not fit its area is not tried — passed over when another
+ * keyslot is left, as cryptsetup passes over a keyslot it cannot use, else refused — before any key is
+ * derived or any key material read.
+ *
+ * @throws WrongPassphraseError when no keyslot opens (its message names the keyslots left out and why);
+ *   WrongVolumeKeyError for a volume key that does not match; HeaderError for a truncated, corrupt or
+ *   unsupported header and for a key derivation above a bound; LuksError for an Argon2 memory this runtime
+ *   cannot allocate; TypeError/RangeError for bad options.
  * @example
  * ```ts
  * import { openLuks } from '@x/luks';
@@ -346,6 +605,7 @@ export async function openLuks(input: LuksInput, options: OpenOptions): Promise<
     throw new TypeError('@x/luks: volumeKey must be a Uint8Array');
   if (keyslot !== undefined && typeof keyslot !== 'number' && typeof keyslot !== 'string')
     throw new TypeError('@x/luks: keyslot must be a number or a string');
+  const limits = limitsOf(options);
   const h = await readHeaderFrom(source);
 
   let cipher: string,
@@ -354,40 +614,43 @@ export async function openLuks(input: LuksInput, options: OpenOptions): Promise<
     payloadSize: number,
     keySize: number,
     ivOffset = 0n;
-  let digest: Luks2Digest | undefined;
+  let digest: Luks2Digest | undefined, segment: Luks2Segment | undefined;
+  const pastEnd = (offset: number | bigint) =>
+    new HeaderError(`@x/luks: the image (${source.size} bytes) ends before the payload offset ${offset} (truncated?)`);
   if (h.version === 1) {
     cipher = h.cipher;
     sectorSize = 512; // LUKS1 §5 LUKS_SECTOR_SIZE
     payloadOffset = h.payloadOffset * 512;
     keySize = h.keyBytes;
-    if (payloadOffset > source.size)
-      throw new HeaderError(
-        `@x/luks: the image (${source.size} bytes) ends before the payload offset ${payloadOffset} (truncated?)`,
-      );
+    if (payloadOffset > source.size) throw pastEnd(payloadOffset);
+    const dp = pbkdf2Problem('mk-digest', h.hashSpec, h.mkDigestIterations, limits);
+    if (dp) throw new HeaderError(`@x/luks: ${dp}`);
     payloadSize = Math.floor((source.size - payloadOffset) / sectorSize) * sectorSize;
   } else {
     const found = dataSegment(h);
     digest = found.digest;
     const seg = found.segment;
+    segment = seg;
     cipher = seg.encryption;
     sectorSize = seg.sectorSize;
-    payloadOffset = seg.offset;
     ivOffset = seg.ivTweak;
     const slot = h.keyslots.find((k) => digest!.keyslots.includes(k.id));
     keySize = slot?.keySize ?? volumeKey?.length ?? 0;
-    if (payloadOffset > source.size)
-      throw new HeaderError(
-        `@x/luks: the image (${source.size} bytes) ends before the payload offset ${payloadOffset} (truncated?)`,
-      );
+    // a 64-bit offset or size beyond 2^53 (a bigint) is past the end of any image this program can read
+    if (typeof seg.offset === 'bigint' || seg.offset > source.size) throw pastEnd(seg.offset);
+    payloadOffset = seg.offset;
     if (seg.size === 'dynamic') {
       payloadSize = Math.floor((source.size - payloadOffset) / sectorSize) * sectorSize;
     } else {
-      payloadSize = seg.size;
-      if (payloadOffset + payloadSize > source.size)
+      if (typeof seg.size === 'bigint' || payloadOffset + seg.size > source.size)
         throw new HeaderError(
-          `@x/luks: the payload (${payloadSize} bytes at ${payloadOffset}) is past the end of the image (truncated?)`,
+          `@x/luks: the payload (${seg.size} bytes at ${payloadOffset}) is past the end of the image (truncated?)`,
         );
+      payloadSize = seg.size;
     }
+    // the digest is computed whatever the way in: its bounds first
+    const dp = luks2DigestProblem(digest, limits);
+    if (dp) throw new HeaderError(`@x/luks: ${dp}`);
   }
 
   if (payloadOffset === 0) {
@@ -400,6 +663,11 @@ export async function openLuks(input: LuksInput, options: OpenOptions): Promise<
     parseCipherSpec(cipher); // an unsupported payload cipher is refused before any key derivation
   } catch (e) {
     throw new HeaderError(`@x/luks: payload: ${(e as Error).message}`, { cause: e });
+  }
+  if (h.version === 1) {
+    // a key-bytes the cipher cannot take (8, 48, …) is refused here, not after the keyslots' PBKDF2
+    const kp = keySizeProblem('key-bytes', cipher, keySize);
+    if (kp) throw new HeaderError(`@x/luks: LUKS1 ${kp}`);
   }
 
   let key: Uint8Array, slot: string | undefined;
@@ -414,8 +682,16 @@ export async function openLuks(input: LuksInput, options: OpenOptions): Promise<
     try {
       const r =
         h.version === 1
-          ? await unlockLuks1(h, source, pass, keyslot === undefined ? undefined : Number(keyslot))
-          : await unlockLuks2(h, digest!, source, pass, keyslot === undefined ? undefined : String(keyslot));
+          ? await unlockLuks1(h, source, pass, keyslot === undefined ? undefined : Number(keyslot), limits)
+          : await unlockLuks2(
+              h,
+              segment!,
+              digest!,
+              source,
+              pass,
+              keyslot === undefined ? undefined : String(keyslot),
+              limits,
+            );
       key = r.key;
       slot = r.slot;
     } finally {
