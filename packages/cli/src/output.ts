@@ -49,8 +49,11 @@ export interface DecryptJob<V extends DiskVolume> {
   summary(volume: V): string;
 }
 
-/** A progress bar on a terminal, nothing otherwise; one line with the throughput at the end. */
-function progress(io: CliIo, command: string, total: number) {
+/**
+ * A progress bar on a terminal, nothing otherwise; one line with the throughput at the end
+ * (`x-luks: decrypted 1.0 GiB in 0.97 s, …`, `verb` saying what was done).
+ */
+export function progress(io: CliIo, command: string, total: number, verb = 'decrypted') {
   const tty = (io.stderr as NodeJS.WriteStream).isTTY === true;
   const start = performance.now();
   let last = 0;
@@ -70,7 +73,7 @@ function progress(io: CliIo, command: string, total: number) {
     finish(done: number) {
       const ms = performance.now() - start;
       if (tty) io.stderr.write('\r\x1b[K');
-      io.stderr.write(`${command}: decrypted ${fmtMiB(done)} in ${(ms / 1000).toFixed(2)} s, ${fmtRate(done, ms)}\n`);
+      io.stderr.write(`${command}: ${verb} ${fmtMiB(done)} in ${(ms / 1000).toFixed(2)} s, ${fmtRate(done, ms)}\n`);
     },
   };
 }
@@ -93,12 +96,75 @@ function writeStream(stream: NodeJS.WritableStream, buf: Uint8Array): Promise<vo
 const pump = (volume: SectorReader, sink: ChunkSink, onProgress: (done: number) => void, shared = false) =>
   pumpVolume(volume, sink, onProgress, { chunkBytes: CHUNK_BYTES, depth: DEPTH, shared });
 
-async function exists(path: string): Promise<Stats | undefined> {
+/** `lstat(path)`, or undefined when there is nothing there. */
+export async function exists(path: string): Promise<Stats | undefined> {
   try {
     return await lstat(path);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw e;
+  }
+}
+
+/**
+ * The rules for an OUT before anything is written: never the input itself, whatever the name (device and
+ * inode, not even with --force: `sameFile` is the refusal's text), and an existing one only with --force.
+ * Returns what is there now (undefined: nothing).
+ */
+export async function checkOut(
+  out: string,
+  input: string,
+  force: boolean,
+  sameFile: string,
+): Promise<Stats | undefined> {
+  const existing = await exists(out);
+  if (existing) {
+    // the same file by another name (a link, a path with ..): its device and inode, not its name
+    const [target, image] = await Promise.all([stat(out).catch(() => undefined), stat(input)]);
+    if (target && target.dev === image.dev && target.ino === image.ino) throw new UsageError(`${out} ${sameFile}`);
+    if (!force) throw new UsageError(`${out} exists; pass --force to overwrite it`);
+  }
+  return existing;
+}
+
+/**
+ * Writes OUT through a temporary file next to it (mode 0600): `write(fh)` fills it; once it returns, the
+ * file is renamed to OUT (refused, without --force, if OUT appeared meanwhile: `verb` says while doing
+ * what). On any failure, and on SIGINT/SIGTERM, the temporary file is removed: no partial OUT is ever left.
+ */
+export async function intoNewFile<T>(
+  out: string,
+  command: string,
+  force: boolean,
+  verb: string,
+  write: (fh: FileHandle) => Promise<T>,
+): Promise<T> {
+  const tmp = join(dirname(out), `.${basename(out)}.${command}-${process.pid}-${randomBytes(4).toString('hex')}.part`);
+  const fh = await open(tmp, 'wx', 0o600);
+  const onSignal = (sig: NodeJS.Signals) => {
+    try {
+      rmSync(tmp, { force: true }); // synchronous: a signal handler cannot wait
+    } catch {
+      /* already gone */
+    }
+    process.exit(sig === 'SIGINT' ? 130 : 143);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const result = await write(fh);
+    await fh.close();
+    if (!force && (await exists(out)))
+      throw new UsageError(`${out} appeared while ${verb}; pass --force to overwrite it`);
+    await rename(tmp, out);
+    return result;
+  } catch (e) {
+    await fh.close().catch(() => {});
+    await unlink(tmp).catch(() => {});
+    throw e;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
   }
 }
 
@@ -110,14 +176,15 @@ async function exists(path: string): Promise<Stats | undefined> {
  */
 export async function decryptTo<V extends DiskVolume>(io: CliIo, job: DecryptJob<V>): Promise<void> {
   const { command, out, force } = job;
-  const existing = out === '-' ? undefined : await exists(out);
-  if (existing) {
-    // the same file by another name (a link, a path with ..): its device and inode, not its name
-    const [target, image] = await Promise.all([stat(out).catch(() => undefined), stat(job.image)]);
-    if (target && target.dev === image.dev && target.ino === image.ino)
-      throw new UsageError(`${out} is the image itself: refusing to write its plaintext over it, even with --force`);
-  }
-  if (existing && !force) throw new UsageError(`${out} exists; pass --force to overwrite it`);
+  const existing =
+    out === '-'
+      ? undefined
+      : await checkOut(
+          out,
+          job.image,
+          force,
+          'is the image itself: refusing to write its plaintext over it, even with --force',
+        );
   // Files and block devices are written by a thread of their own, started now so that unlocking hides
   // its start; FIFOs, character devices and stdout are written from this thread, in order.
   const positional = out !== '-' && (!existing || existing.isFile() || existing.isBlockDevice());
@@ -159,39 +226,10 @@ export async function decryptTo<V extends DiskVolume>(io: CliIo, job: DecryptJob
       }
       return;
     }
-    const tmp = join(
-      dirname(out),
-      `.${basename(out)}.${command}-${process.pid}-${randomBytes(4).toString('hex')}.part`,
+    const total = await intoNewFile(out, command, force, 'decrypting', (fh) =>
+      pump(volume!, writer!.sink(fh.fd), bar.update, true),
     );
-    const fh = await open(tmp, 'wx', 0o600);
-    const cleanup = () => {
-      try {
-        rmSync(tmp, { force: true }); // synchronous: a signal handler cannot wait
-      } catch {
-        /* already gone */
-      }
-    };
-    const onSignal = (sig: NodeJS.Signals) => {
-      cleanup();
-      process.exit(sig === 'SIGINT' ? 130 : 143);
-    };
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
-    try {
-      const total = await pump(volume, writer!.sink(fh.fd), bar.update, true);
-      await fh.close();
-      if (!force && (await exists(out)))
-        throw new UsageError(`${out} appeared while decrypting; pass --force to overwrite it`);
-      await rename(tmp, out);
-      bar.finish(total);
-    } catch (e) {
-      await fh.close().catch(() => {});
-      await unlink(tmp).catch(() => {});
-      throw e;
-    } finally {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    }
+    bar.finish(total);
   } finally {
     volume?.close();
     await writer?.close();

@@ -7,8 +7,7 @@
 //
 // Exit status: 0 done, 2 wrong passphrase or volume key, 1 anything else. The output rules (a temporary
 // file renamed when complete, --force, devices and FIFOs, stdout, signals, progress) are ./output.ts,
-// shared with x-disk; `encrypt` follows the same rules for a file OUT (below: a temporary file next to OUT,
-// renamed when complete, removed on failure or a signal).
+// shared with x-disk; `encrypt` writes its file OUT through the same ones (checkOut, intoNewFile, progress).
 import { openFileSource } from '@x/byte-source/file';
 import {
   type CreateOptions,
@@ -19,14 +18,10 @@ import {
   openLuks,
   readHeader,
 } from '@x/luks';
-import { randomBytes } from 'node:crypto';
-import { rmSync, type Stats } from 'node:fs';
-import { lstat, open, rename, stat, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { dumpLuks, type LuksApi, luksSummary } from './format-luks.js';
-import { type CliIo, fmtMiB, fmtRate, report, UsageError } from './io.js';
-import { decryptTo } from './output.js';
+import { type CliIo, report, UsageError } from './io.js';
+import { checkOut, decryptTo, intoNewFile, progress } from './output.js';
 import { readSecret } from './secrets.js';
 
 export type { CliIo } from './io.js';
@@ -117,15 +112,6 @@ const ENCRYPT_OPTIONS = {
 const ENCRYPT_ONLY = Object.keys(ENCRYPT_OPTIONS) as (keyof typeof ENCRYPT_OPTIONS)[];
 const NOT_FOR_ENCRYPT = ['json', 'key-file', 'keyslot'] as const;
 
-async function exists(path: string): Promise<Stats | undefined> {
-  try {
-    return await lstat(path);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw e;
-  }
-}
-
 /** A whole number from the command line, or a UsageError naming the option. */
 function wholeNumber(v: string | undefined, option: string): number | undefined {
   if (v === undefined) return undefined;
@@ -189,76 +175,33 @@ async function encrypt(
 ): Promise<void> {
   const command = 'x-luks';
   if (out === '-') throw new UsageError('encrypt writes a file: OUT cannot be - (standard output)');
-  const existing = await exists(out);
-  if (existing) {
-    const [target, image] = await Promise.all([stat(out).catch(() => undefined), stat(plain)]);
-    if (target && target.dev === image.dev && target.ino === image.ino)
-      throw new UsageError(`${out} is PLAIN itself: refusing to write the volume over it, even with --force`);
-    if (!force) throw new UsageError(`${out} exists; pass --force to overwrite it`);
-    if (!existing.isFile()) throw new UsageError(`${out} is not a regular file: encrypt writes only files`);
-  }
+  const existing = await checkOut(
+    out,
+    plain,
+    force,
+    'is PLAIN itself: refusing to write the volume over it, even with --force',
+  );
+  if (existing && !existing.isFile()) throw new UsageError(`${out} is not a regular file: encrypt writes only files`);
   const src = await openFileSource(plain);
-  const tmp = join(dirname(out), `.${basename(out)}.${command}-${process.pid}-${randomBytes(4).toString('hex')}.part`);
-  let fh: Awaited<ReturnType<typeof open>> | undefined;
-  const onSignal = (sig: NodeJS.Signals) => {
-    try {
-      rmSync(tmp, { force: true }); // synchronous: a signal handler cannot wait
-    } catch {
-      /* already gone */
-    }
-    process.exit(sig === 'SIGINT' ? 130 : 143);
-  };
   try {
-    fh = await open(tmp, 'wx', 0o600);
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
-    const file = fh;
-    const tty = (io.stderr as NodeJS.WriteStream).isTTY === true;
-    const start = performance.now();
-    let last = 0;
-    const header = await createLuks(
-      src,
-      {
-        async write(offset, bytes) {
-          for (let done = 0; done < bytes.length; ) {
-            const { bytesWritten } = await file.write(bytes, done, bytes.length - done, offset + done);
-            done += bytesWritten;
-          }
+    const bar = progress(io, command, src.size, 'encrypted');
+    const header = await intoNewFile(out, command, force, 'encrypting', (file) =>
+      createLuks(
+        src,
+        {
+          async write(offset, bytes) {
+            for (let done = 0; done < bytes.length; ) {
+              const { bytesWritten } = await file.write(bytes, done, bytes.length - done, offset + done);
+              done += bytesWritten;
+            }
+          },
         },
-      },
-      {
-        ...options,
-        passphrase,
-        onProgress(done, total) {
-          const now = performance.now();
-          if (!tty || (now - last < 100 && done < total)) return;
-          last = now;
-          const f = total === 0 ? 1 : done / total;
-          const full = Math.round(f * 30);
-          io.stderr.write(
-            `\r[${'#'.repeat(full)}${' '.repeat(30 - full)}] ${(100 * f).toFixed(0).padStart(3)}%  ${fmtMiB(done)} / ${fmtMiB(total)}  ${fmtRate(done, now - start)} `,
-          );
-        },
-      },
+        { ...options, passphrase, onProgress: (done) => bar.update(done) },
+      ),
     );
-    if (tty) io.stderr.write('\r\x1b[K');
-    await file.close();
-    fh = undefined;
-    if (!force && (await exists(out)))
-      throw new UsageError(`${out} appeared while encrypting; pass --force to overwrite it`);
-    await rename(tmp, out);
-    const ms = performance.now() - start;
     io.stderr.write(`${command}: ${createdSummary(header)}\n`);
-    io.stderr.write(
-      `${command}: encrypted ${fmtMiB(src.size)} in ${(ms / 1000).toFixed(2)} s, ${fmtRate(src.size, ms)}\n`,
-    );
-  } catch (e) {
-    await fh?.close().catch(() => {});
-    await unlink(tmp).catch(() => {});
-    throw e;
+    bar.finish(src.size);
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
     await src.close();
   }
 }
