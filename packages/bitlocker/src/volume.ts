@@ -12,7 +12,7 @@
 // is then stored as it was, and is given as it is when it reads as a boot record. Which other sectors were
 // never written since is not in the metadata: they come out decrypted, i.e. as noise, and they are the
 // file system's free space.
-import { type ByteSource, type ImageInput, toSource } from '@x/byte-source';
+import { type ByteSource, checkSectorRead, type ImageInput, toSource } from '@x/byte-source';
 import { newSectorCipher, type SectorCipher } from '@x/dm-crypt';
 import { BitlockerError, HeaderError, WrongVolumeKeyError } from './errors.js';
 import { authenticates, unlockVmk, unsealFvek } from './keys.js';
@@ -148,16 +148,9 @@ class Volume implements BitlockerVolume {
   async read(dst: Uint8Array, firstSector: number): Promise<void> {
     const c = this.#cipher;
     if (!c) throw new BitlockerError('@x/bitlocker: the volume is closed');
-    if (!(dst instanceof Uint8Array)) throw new TypeError('@x/bitlocker: dst must be a Uint8Array');
     const s = this.sectorSize;
-    if (dst.length % s !== 0)
-      throw new RangeError(`@x/bitlocker: dst is not a whole number of ${s}-byte sectors (${dst.length} bytes)`);
-    if (!Number.isSafeInteger(firstSector) || firstSector < 0)
-      throw new RangeError(`@x/bitlocker: firstSector ${firstSector} is not a non-negative integer`);
-    const start = firstSector * s,
+    const start = checkSectorRead('@x/bitlocker', dst, firstSector, s, this.payloadSize, 'the volume'),
       end = start + dst.length;
-    if (end > this.payloadSize)
-      throw new RangeError(`@x/bitlocker: sectors ${firstSector} … past the volume (${this.payloadSize / s} sectors)`);
     try {
       for (const x of this.extents) {
         if (x.end <= start) continue;

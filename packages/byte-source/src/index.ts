@@ -143,3 +143,33 @@ export async function readBytes(source: ByteSource, offset: number, length: numb
   await source.read(offset, dst);
   return dst;
 }
+
+/**
+ * The argument rules of a volume's `read(dst, firstSector)`, the same in every format package: `dst` a
+ * Uint8Array of whole `sectorSize`-byte sectors, `firstSector` a non-negative integer, all of it inside
+ * the `size` bytes of the volume (`what` names it in the message, e.g. `the payload`). Returns the byte
+ * offset of `firstSector`; throws a TypeError/RangeError prefixed with `prefix` before anything is read.
+ *
+ * @example
+ * ```ts
+ * const start = checkSectorRead('@x/luks', dst, firstSector, 4096, payloadSize, 'the payload');
+ * ```
+ */
+export function checkSectorRead(
+  prefix: string,
+  dst: Uint8Array,
+  firstSector: number,
+  sectorSize: number,
+  size: number,
+  what: string,
+): number {
+  if (!(dst instanceof Uint8Array)) throw new TypeError(`${prefix}: dst must be a Uint8Array`);
+  if (dst.length % sectorSize !== 0)
+    throw new RangeError(`${prefix}: dst is not a whole number of ${sectorSize}-byte sectors (${dst.length} bytes)`);
+  if (!Number.isSafeInteger(firstSector) || firstSector < 0)
+    throw new RangeError(`${prefix}: firstSector ${firstSector} is not a non-negative integer`);
+  const start = firstSector * sectorSize;
+  if (start + dst.length > size)
+    throw new RangeError(`${prefix}: sectors ${firstSector} … past ${what} (${size / sectorSize} sectors)`);
+  return start;
+}

@@ -4,7 +4,15 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { blobSource, type ByteSource, bytesSource, ImageError, readBytes, toSource } from '../src/index.js';
+import {
+  blobSource,
+  type ByteSource,
+  bytesSource,
+  checkSectorRead,
+  ImageError,
+  readBytes,
+  toSource,
+} from '../src/index.js';
 import { openFileSource } from '../src/file.js';
 
 const image = Uint8Array.from({ length: 5000 }, (_, i) => (i * 7 + 3) & 0xff);
@@ -57,5 +65,23 @@ describe('toSource', () => {
 
   it('a file that is not a regular file is refused', async () => {
     await expect(openFileSource(tmpdir())).rejects.toThrow(/is not a regular file/);
+  });
+});
+
+describe('checkSectorRead', () => {
+  it('returns the byte offset of a read of whole sectors inside the volume, and refuses anything else', () => {
+    const dst = new Uint8Array(1024);
+    expect(checkSectorRead('@x/t', dst, 3, 512, 4096, 'the volume')).toBe(1536);
+    expect(() => checkSectorRead('@x/t', dst, 7, 512, 4096, 'the volume')).toThrow(
+      new RangeError('@x/t: sectors 7 … past the volume (8 sectors)'),
+    );
+    expect(() => checkSectorRead('@x/t', new Uint8Array(100), 0, 512, 4096, 'x')).toThrow(
+      new RangeError('@x/t: dst is not a whole number of 512-byte sectors (100 bytes)'),
+    );
+    expect(() => checkSectorRead('@x/t', dst, -1, 512, 4096, 'x')).toThrow(RangeError);
+    expect(() => checkSectorRead('@x/t', dst, 0.5, 512, 4096, 'x')).toThrow(RangeError);
+    expect(() => checkSectorRead('@x/t', [] as never, 0, 512, 4096, 'x')).toThrow(
+      new TypeError('@x/t: dst must be a Uint8Array'),
+    );
   });
 });

@@ -8,7 +8,7 @@
 // family UUID) (libfvde "Volume tweak key"), the tweak of each 512-byte sector its number from the start
 // of the logical volume, 64-bit little-endian: dm-crypt's aes-xts-plain64 over the logical volume, as
 // cryptsetup maps it. The 32-byte key1 ‖ key2 is what `cryptsetup fvault2Dump --dump-volume-key` prints.
-import { toSource, type ByteSource, type ImageInput } from '@x/byte-source';
+import { checkSectorRead, toSource, type ByteSource, type ImageInput } from '@x/byte-source';
 import { kernels } from '@x/cbc';
 import { newSectorCipher, type SectorCipher } from '@x/dm-crypt';
 import { sha256 } from '@noble/hashes/sha2.js';
@@ -106,17 +106,7 @@ class Volume implements FileVault2Volume {
   async read(dst: Uint8Array, firstSector: number): Promise<void> {
     const c = this.#cipher;
     if (!c) throw new FileVault2Error('@x/filevault2: the volume is closed');
-    if (!(dst instanceof Uint8Array)) throw new TypeError('@x/filevault2: dst must be a Uint8Array');
-    if (dst.length % SECTOR !== 0)
-      throw new RangeError(`@x/filevault2: dst is not a whole number of ${SECTOR}-byte sectors (${dst.length} bytes)`);
-    if (!Number.isSafeInteger(firstSector) || firstSector < 0)
-      throw new RangeError(`@x/filevault2: firstSector ${firstSector} is not a non-negative integer`);
-    const start = firstSector * SECTOR;
-    if (start + dst.length > this.payloadSize) {
-      throw new RangeError(
-        `@x/filevault2: sectors ${firstSector} … past the logical volume (${this.payloadSize / SECTOR} sectors)`,
-      );
-    }
+    const start = checkSectorRead('@x/filevault2', dst, firstSector, SECTOR, this.payloadSize, 'the logical volume');
     try {
       await this.#source.read(this.payloadOffset + start, dst);
       if (this.#cipher !== c) throw new FileVault2Error('@x/filevault2: the volume was closed during a read');

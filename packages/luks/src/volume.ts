@@ -5,6 +5,7 @@
 // B), AFmerge gives a candidate, and PBKDF2(candidate, mk-digest-salt, mk-digest-iter, 20) must equal
 // mk-digest. LUKS2 is the same with per-keyslot parameters: the "kdf" (pbkdf2 or argon2), the "area"
 // cipher and key size, the "af" stripes and hash, and a "digests" entry binding keyslot and segment.
+import { checkSectorRead } from '@x/byte-source';
 import { newSectorCipher, parseCipherSpec, type SectorCipher } from '@x/dm-crypt';
 import { afMerge } from './af.js';
 import { HeaderError, LuksError, WrongPassphraseError, WrongVolumeKeyError } from './errors.js';
@@ -535,19 +536,7 @@ class Volume implements LuksVolume {
   async read(dst: Uint8Array, firstSector: number): Promise<void> {
     const c = this.#cipher;
     if (!c) throw new LuksError('@x/luks: the volume is closed');
-    if (!(dst instanceof Uint8Array)) throw new TypeError('@x/luks: dst must be a Uint8Array');
-    if (dst.length % this.sectorSize !== 0)
-      throw new RangeError(
-        `@x/luks: dst is not a whole number of ${this.sectorSize}-byte sectors (${dst.length} bytes)`,
-      );
-    if (!Number.isSafeInteger(firstSector) || firstSector < 0)
-      throw new RangeError(`@x/luks: firstSector ${firstSector} is not a non-negative integer`);
-    const start = firstSector * this.sectorSize;
-    if (start + dst.length > this.payloadSize) {
-      throw new RangeError(
-        `@x/luks: sectors ${firstSector} … past the payload (${this.payloadSize / this.sectorSize} sectors)`,
-      );
-    }
+    const start = checkSectorRead('@x/luks', dst, firstSector, this.sectorSize, this.payloadSize, 'the payload');
     try {
       await this.#source.read(this.payloadOffset + start, dst);
       if (this.#cipher !== c) throw new LuksError('@x/luks: the volume was closed during a read');
