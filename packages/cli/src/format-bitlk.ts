@@ -1,21 +1,13 @@
-// BitLocker (`@x/bitlocker`) as a format of x-disk. The package's API is described here by the little
-// x-disk uses of it, so that this adapter compiles (and is tested against a stand-in) on its own; the
-// format table plugs it in with `bitlockerEntry(() => import('@x/bitlocker'))`.
+// BitLocker (`@x/bitlocker`) as a format of x-disk: the little x-disk uses of the package, as an
+// interface, so that the adapter is tested against a stand-in too; its types are the package's own (a
+// type-only import: the code is loaded by `bitlockerEntry(() => import('@x/bitlocker'))` when opened).
+import type { BitlockerSecret } from '@x/bitlocker';
 import type { ByteSource } from '@x/byte-source';
 import type { Format, FormatModule, OpenedVolume, Secret } from './formats.js';
 import { fmtMiB } from './io.js';
 import type { DiskVolume } from './output.js';
 
-/** What `openBitlocker` takes: one protector's secret, or none for a volume with a clear key. */
-export interface BitlockerSecret {
-  passphrase?: string | Uint8Array;
-  recoveryPassword?: string;
-  /** The bytes of a startup key file (.BEK). */
-  startupKey?: Uint8Array;
-  /** The full volume encryption key. */
-  fvek?: Uint8Array;
-  kernel?: string;
-}
+export type { BitlockerSecret };
 
 /** An unlocked BitLocker volume, as x-disk uses it. */
 export interface BitlockerVolumeLike extends DiskVolume {

@@ -1,17 +1,13 @@
-// FileVault 2 (`@x/filevault2`) as a format of x-disk. The package's API is described here by the little
-// x-disk uses of it, so that this adapter compiles (and is tested against a stand-in) on its own; the
-// format table plugs it in with `fileVault2Entry(() => import('@x/filevault2'))`.
+// FileVault 2 (`@x/filevault2`) as a format of x-disk: the little x-disk uses of the package, as an
+// interface, so that the adapter is tested against a stand-in too; its types are the package's own (a
+// type-only import: the code is loaded by `fileVault2Entry(() => import('@x/filevault2'))` when opened).
 import type { ByteSource } from '@x/byte-source';
+import type { FileVault2OpenOptions as FileVault2Secret } from '@x/filevault2';
 import type { Format, FormatModule, OpenedVolume, Secret } from './formats.js';
 import { fmtMiB } from './io.js';
 import type { DiskVolume } from './output.js';
 
-/** What `openFileVault2` takes: the passphrase of a user (or the recovery key), or the volume key. */
-export interface FileVault2Secret {
-  passphrase?: string | Uint8Array;
-  volumeKey?: Uint8Array;
-  kernel?: string;
-}
+export type { FileVault2Secret };
 
 /** An unlocked FileVault 2 volume, as x-disk uses it. */
 export interface FileVault2VolumeLike extends DiskVolume {
