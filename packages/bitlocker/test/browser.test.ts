@@ -7,9 +7,8 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, type Chromium, launchChromium } from '@x/testkit';
+import { browserBundle, CHROMIUM, type Chromium, launchChromium } from '@x/testkit';
 import { bitlockerImages } from '@x/testkit/disk-images';
 
 const CI = ['true', '1'].includes((process.env.CI ?? '').toLowerCase());
@@ -31,17 +30,7 @@ describe.runIf(have)('@x/bitlocker in headless Chromium', () => {
   const problems: string[] = [];
 
   beforeAll(async () => {
-    const esbuild = await import('esbuild');
-    const bundle = await esbuild.build({
-      entryPoints: [fileURLToPath(new URL('../src/index.ts', import.meta.url))],
-      bundle: true,
-      format: 'esm',
-      platform: 'browser',
-      target: 'es2022',
-      conditions: ['source'],
-      write: false,
-    });
-    const js = bundle.outputFiles[0].text;
+    const js = await browserBundle('@x/bitlocker', import.meta.dirname);
     expect(js).not.toMatch(/from\s*["']node:/);
     const bytes = await readFile(image.path);
     server = createServer((req, res) => {
