@@ -283,19 +283,27 @@ describe('createLuks', () => {
     let t = performance.now();
     await decryptAll(p.image, { passphrase: 'pw' });
     let ms = performance.now() - t;
-    expect(ms).toBeGreaterThan(200 / 5);
-    expect(ms).toBeLessThan(200 * 5 + 500);
+    // the unlock costs about what was benchmarked; wide bounds, as the test machine's load varies
+    expect(ms).toBeGreaterThan(200 / 10);
+    expect(ms).toBeLessThan(200 * 10 + 2000);
 
     const a = await make(plain, { passphrase: 'pw', pbkdf: 'argon2id', iterTime: 300, memory: 8192, parallelism: 1 });
     const ak = a.header.keyslots[0].kdf!;
-    expect(ak).toMatchObject({ type: 'argon2id', memory: 8192, cpus: 1 });
+    expect(ak).toMatchObject({ type: 'argon2id', cpus: 1 });
     if (ak.type === 'pbkdf2') throw new Error('unreachable');
-    expect(ak.time).toBeGreaterThanOrEqual(4);
+    // cryptsetup's rule: time ≥ 4 at the asked memory, or, when time 4 already takes longer (a loaded
+    // machine), time 4 with less memory
+    if (ak.memory === 8192) expect(ak.time).toBeGreaterThanOrEqual(4);
+    else {
+      expect(ak.time).toBe(4);
+      expect(ak.memory).toBeLessThan(8192);
+      expect(ak.memory).toBeGreaterThanOrEqual(32);
+    }
     t = performance.now();
     await decryptAll(a.image, { passphrase: 'pw' });
     ms = performance.now() - t;
-    expect(ms).toBeGreaterThan(300 / 5);
-    expect(ms).toBeLessThan(300 * 5 + 500);
+    expect(ms).toBeGreaterThan(300 / 10);
+    expect(ms).toBeLessThan(300 * 10 + 2000);
   });
 });
 
