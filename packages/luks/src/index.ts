@@ -21,7 +21,7 @@ export { readHeader, type LuksHeader } from './header.js';
 export type { Luks1Header, Luks1Keyslot } from './luks1.js';
 export type { Luks2Digest, Luks2Header, Luks2Kdf, Luks2Keyslot, Luks2Segment } from './luks2.js';
 export { blobSource, bytesSource, toSource, type ByteSource, type LuksInput } from './source.js';
-export { openLuks, type LuksVolume, type OpenOptions } from './volume.js';
+export { openLuks, type LuksVolume, type OpenOptions, type UnlockedLuks, unlockLuks } from './volume.js';
 export { describeHeader, headerToJson } from './describe.js';
 export { createLuks, type CreateOptions, type LuksSink } from './create.js';
 export { afSplit } from './af.js';

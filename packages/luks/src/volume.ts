@@ -585,7 +585,59 @@ function passphraseBytes(p: string | Uint8Array): Uint8Array {
  * ```
  */
 export async function openLuks(input: LuksInput, options: OpenOptions): Promise<LuksVolume> {
-  const source = toSource(input);
+  const u = await unlock(toSource(input), options);
+  try {
+    const sc = newSectorCipher(u.cipher, u.key, {
+      sectorSize: u.sectorSize,
+      ivOffset: u.ivOffset,
+      kernel: options.kernel,
+    });
+    return new Volume(
+      u.header,
+      u.cipher,
+      u.key.length,
+      u.sectorSize,
+      u.payloadOffset,
+      u.payloadSize,
+      u.slot,
+      sc,
+      u.source,
+    );
+  } catch (e) {
+    if (e instanceof RangeError && e.message.startsWith('@x/dm-crypt:'))
+      throw new HeaderError(`@x/luks: payload: ${e.message}`, { cause: e });
+    throw e;
+  } finally {
+    u.key.fill(0);
+  }
+}
+
+/** What {@link unlockLuks} recovers. */
+export interface UnlockedLuks {
+  readonly header: LuksHeader;
+  /** The volume key: a copy the caller owns and wipes (`fill(0)`) when done. */
+  readonly volumeKey: Uint8Array;
+  /** The keyslot that opened, or undefined when the volume key was given. */
+  readonly keyslot: string | undefined;
+}
+
+/**
+ * Recovers the volume key, as {@link openLuks} does and with the same checks, bounds and errors, without
+ * making a volume: for tools that hand the key on (cryptsetup's `--dump-volume-key`, worker threads that
+ * each open the volume with `{ volumeKey }`, adding a keyslot). The caller wipes `volumeKey`.
+ *
+ * @example
+ * ```ts
+ * const { volumeKey, keyslot } = await unlockLuks(image, { passphrase });
+ * try { ... } finally { volumeKey.fill(0); }
+ * ```
+ */
+export async function unlockLuks(input: LuksInput, options: OpenOptions): Promise<UnlockedLuks> {
+  const u = await unlock(toSource(input), options);
+  return { header: u.header, volumeKey: u.key, keyslot: u.slot };
+}
+
+async function unlock(source: ByteSource, options: OpenOptions) {
   if (options === null || typeof options !== 'object') throw new TypeError('@x/luks: options must be an object');
   const { passphrase, volumeKey, keyslot } = options;
   if ((passphrase === undefined) === (volumeKey === undefined))
@@ -687,14 +739,5 @@ export async function openLuks(input: LuksInput, options: OpenOptions): Promise<
       pass.fill(0);
     }
   }
-  try {
-    const sc = newSectorCipher(cipher, key, { sectorSize, ivOffset, kernel: options.kernel });
-    return new Volume(h, cipher, keySize, sectorSize, payloadOffset, payloadSize, slot, sc, source);
-  } catch (e) {
-    if (e instanceof RangeError && e.message.startsWith('@x/dm-crypt:'))
-      throw new HeaderError(`@x/luks: payload: ${e.message}`, { cause: e });
-    throw e;
-  } finally {
-    key.fill(0);
-  }
+  return { header: h, source, key, slot, cipher, sectorSize, ivOffset, payloadOffset, payloadSize };
 }
