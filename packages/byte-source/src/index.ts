@@ -86,6 +86,57 @@ export function bytesSource(bytes: Uint8Array): ByteSource {
 }
 
 /**
+ * An image that can also be written in place: `write(offset, bytes)` stores all of `bytes` at `offset`
+ * (inside the image: it never grows) or rejects; `flush()`, when present, returns once what was written is
+ * on stable storage (a file's fsync), so that a writer can order its updates for a crash.
+ *
+ * @example
+ * ```ts
+ * import type { WritableByteSource } from '@x/byte-source';
+ * const image: WritableByteSource = writableBytes(new Uint8Array(1 << 20));
+ * await image.write(0, new Uint8Array([1, 2, 3]));
+ * ```
+ */
+export interface WritableByteSource extends ByteSource {
+  write(offset: number, bytes: Uint8Array): Promise<void>;
+  flush?(): Promise<void>;
+}
+
+/**
+ * A writable source over bytes in memory: reads copy out of `bytes`, writes copy into it (no copy of the
+ * array is made, so the caller sees every write).
+ *
+ * @example
+ * ```ts
+ * import { writableBytes } from '@x/byte-source';
+ * const image = writableBytes(bytes);
+ * await image.write(512, sector);
+ * ```
+ */
+export function writableBytes(bytes: Uint8Array): WritableByteSource {
+  const src = bytesSource(bytes);
+  return {
+    size: src.size,
+    read: src.read,
+    async write(offset, data) {
+      if (!(data instanceof Uint8Array)) throw new TypeError(`${PREFIX}: bytes must be a Uint8Array`);
+      checkWrite(bytes.length, offset, data.length);
+      bytes.set(data, offset);
+    },
+  };
+}
+
+/** A write must lie inside the image: images are rewritten in place, never extended. */
+export function checkWrite(size: number, offset: number, length: number): void {
+  if (!Number.isSafeInteger(offset) || offset < 0)
+    throw new RangeError(`${PREFIX}: offset ${offset} is not a non-negative integer`);
+  if (offset + length > size)
+    throw new RangeError(
+      `${PREFIX}: a write of bytes ${offset}..${offset + length} is past the end of the image (${size} bytes)`,
+    );
+}
+
+/**
  * A source over a Blob or File (browsers, and Node ≥ 20): each read slices the Blob.
  *
  * @example

@@ -1,6 +1,6 @@
 // The three sources read the same bytes, and refuse reads past the end with an ImageError before
 // touching dst.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -12,6 +12,8 @@ import {
   ImageError,
   readBytes,
   toSource,
+  type WritableByteSource,
+  writableBytes,
 } from '../src/index.js';
 import { openFileSource } from '../src/file.js';
 
@@ -83,5 +85,49 @@ describe('checkSectorRead', () => {
     expect(() => checkSectorRead('@x/t', [] as never, 0, 512, 4096, 'x')).toThrow(
       new TypeError('@x/t: dst must be a Uint8Array'),
     );
+  });
+});
+
+describe('writable sources: bytes in memory and a file opened { writable: true }', () => {
+  async function writableFile(): Promise<{ src: WritableByteSource & { close(): Promise<void> }; path: string }> {
+    dir ??= await mkdtemp(join(tmpdir(), 'x-byte-source-'));
+    const path = join(dir, 'writable.bin');
+    await writeFile(path, image);
+    return { src: await openFileSource(path, { writable: true }), path };
+  }
+
+  it('writes in place, reads back what was written, and refuses writes past the end untouched', async () => {
+    const mem = image.slice();
+    const { src: file, path } = await writableFile();
+    try {
+      for (const [src, bytes] of [
+        [writableBytes(mem), async () => mem],
+        [file, async () => new Uint8Array(await readFile(path))],
+      ] as const) {
+        await src.write(4990, Uint8Array.of(1, 2, 3));
+        await src.flush?.();
+        expect(Array.from(await readBytes(src, 4989, 5))).toEqual([image[4989], 1, 2, 3, image[4993]]);
+        const before = await bytes();
+        await expect(src.write(4998, Uint8Array.of(9, 9, 9))).rejects.toThrow(
+          new RangeError('@x/byte-source: a write of bytes 4998..5001 is past the end of the image (5000 bytes)'),
+        );
+        await expect(src.write(-1, Uint8Array.of(9))).rejects.toThrow(RangeError);
+        await expect(src.write(0, [9] as never)).rejects.toThrow(TypeError);
+        expect(await bytes()).toEqual(before);
+        expect(src.size).toBe(5000);
+      }
+    } finally {
+      await file.close();
+    }
+  });
+
+  it('a file opened without { writable: true } has no write', async () => {
+    const { path } = await writableFile();
+    const ro = await openFileSource(path);
+    try {
+      expect('write' in ro).toBe(false);
+    } finally {
+      await ro.close();
+    }
   });
 });
