@@ -36,3 +36,4 @@ export {
 } from './luks.js';
 export { describeWithCryptsetup } from './suite.js';
 export { editLuks2Json, setLuks2SegmentCipher, type Luks2JsonEdit } from './rewrite.js';
+export { makeDetachedHeader, reencryptDecryptArgs, type DetachedHeaderSpec } from './offline.js';
