@@ -25,3 +25,10 @@ export { openLuks, type LuksVolume, type OpenOptions, type UnlockedLuks, unlockL
 export { describeHeader, headerToJson } from './describe.js';
 export { createLuks, type CreateOptions, type LuksSink } from './create.js';
 export { afSplit } from './af.js';
+export {
+  type AddKeyOptions,
+  addKey,
+  type RemoveKeyOptions,
+  removeKey,
+  type WritableLuksImage,
+} from './keyslots.js';
