@@ -1,7 +1,7 @@
 /**
  * The benchmarks behind the README's tables, side by side in one process with interleaved rounds: each
  * round measures every contender once, and a table reports each contender's median round, so that a slow
- * phase of the machine hits all of them alike. Six tables:
+ * phase of the machine hits all of them alike. Seven tables:
  *
  * - openssl (./openssl.ts): the native-x64 kernel on both its paths (vaes, aesni), native-x64 and
  *   wasm-simd128 through @x/cbc and @x/xts, node:crypto, and `openssl speed` run as a child process, each
@@ -17,15 +17,20 @@
  *   x-luks; makes the volume in a temporary directory, about 4 GiB of disk while it runs, removed after);
  * - disk (./disk.ts): `x-disk decrypt` of cryptsetup's BitLocker test images (XTS, CBC, Elephant) against
  *   `x-luks decrypt` of LUKS2 aes-xts-plain64 volumes of the same sizes (needs cryptsetup and the built
- *   commands).
+ *   commands);
+ * - encrypt (./encrypt.ts): `x-luks encrypt` of 256 MiB of random plaintext into a new LUKS2 image against
+ *   `cryptsetup reencrypt --encrypt --force-offline-reencrypt` of the same data with the same settings, three
+ *   ways (header in the file; detached header, resilience none and checksum), with the ratio to the fastest
+ *   (needs cryptsetup and the built x-luks; about 1.5 GiB of temporary files while it runs).
  *
- *   npm run bench                   all six tables (about 13 minutes on 2 cores)
+ *   npm run bench                   all seven tables (about 14 minutes on 2 cores)
  *   npm run bench -- --openssl      only the OpenSSL table (about 3 minutes)
  *   npm run bench -- --modes        only the CTR / GCM / HCTR2 table (about 2 minutes)
  *   npm run bench -- --adiantum     only the Adiantum / HPolyC table (about 1 minute)
  *   npm run bench -- --libraries    only the library table (about 5 minutes)
  *   npm run bench -- --job          only the job (about 2 minutes); --job-mib N for an N MiB payload
  *   npm run bench -- --disk         only x-disk against x-luks (about 1 minute)
+ *   npm run bench -- --encrypt      only x-luks encrypt against cryptsetup reencrypt --encrypt (about 1 minute)
  *   npm start                       the library table's short form (under a minute)
  *   npm run bench -- --json         also print the raw numbers (bytes/s; ms for the job) as JSON
  *   npm run bench -- --baseline DIR
@@ -37,6 +42,7 @@
 import path from 'node:path';
 import { runAdiantum } from './adiantum.js';
 import { runDisk } from './disk.js';
+import { runEncrypt } from './encrypt.js';
 import { runJob } from './job.js';
 import { runLibraries } from './libraries.js';
 import { runModes } from './modes.js';
@@ -50,7 +56,9 @@ const baseline = option('--baseline');
 const jobMib = Number(option('--job-mib') ?? 1024);
 if (!Number.isInteger(jobMib) || jobMib <= 0) throw new Error('bench: --job-mib takes a positive whole number');
 
-const picked = ['--openssl', '--modes', '--adiantum', '--libraries', '--job', '--disk'].filter((a) => args.has(a));
+const picked = ['--openssl', '--modes', '--adiantum', '--libraries', '--job', '--disk', '--encrypt'].filter((a) =>
+  args.has(a),
+);
 const all = picked.length === 0 && !short && baseline === undefined;
 const want = (name: string) => all || args.has(name);
 
@@ -64,5 +72,6 @@ if (want('--libraries') || short || baseline !== undefined) {
 }
 if (want('--job')) json.job = await runJob({ mib: jobMib, rounds: 5 });
 if (want('--disk')) json.disk = await runDisk();
+if (want('--encrypt')) json.encrypt = await runEncrypt();
 if (picked.length !== 1 && !short) console.log(`(all: ${((Date.now() - started) / 1000).toFixed(0)} s)`);
 if (args.has('--json')) console.log(JSON.stringify(json, null, 2));
