@@ -34,8 +34,9 @@ export async function readHeaderFrom(source: ByteSource): Promise<LuksHeader> {
   const magic = LUKS_MAGIC.every((x, i) => start[i] === x);
   const version = u16be(start, 6);
   if (magic && version === 1) return parseLuks1(start, source.size);
-  if (magic && version !== 2) throw new HeaderError(`@x/luks: LUKS version ${version} is not supported (1, 2)`);
-  // LUKS2, or a primary header damaged beyond its magic: the secondary copy may still be there.
+  // cryptsetup reads version 0 (or no magic) as a damaged LUKS2 primary, whose secondary may still be there
+  // (LUKS2_hdr_version_unlocked, _crypt_load_luks); a version above 2 is one it does not know
+  if (magic && version > 2) throw new HeaderError(`@x/luks: LUKS version ${version} is not supported (1, 2)`);
   try {
     return await readLuks2(source);
   } catch (e) {

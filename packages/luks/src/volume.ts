@@ -13,7 +13,7 @@ import { equalBytes, hashByName } from './hashes.js';
 import { readHeaderFrom, type LuksHeader } from './header.js';
 import { argon2, argon2Runtime, pbkdf2 } from './kdf.js';
 import type { Luks1Header, Luks1Keyslot } from './luks1.js';
-import type { Luks2Digest, Luks2Header, Luks2Keyslot, Luks2Segment } from './luks2.js';
+import { LUKS2_STRIPES, type Luks2Digest, type Luks2Header, type Luks2Keyslot, type Luks2Segment } from './luks2.js';
 import { readBytes, toSource, type ByteSource, type LuksInput } from './source.js';
 
 const KEY_MATERIAL_SECTOR = 512; // key material is always in 512-byte sectors (LUKS1 §5 LUKS_SECTOR_SIZE)
@@ -201,6 +201,7 @@ function keySizeProblem(field: string, spec: string, length: number): string | u
 /** Why the LUKS2 digest is not used (a rule or a bound), or undefined: checked before any derivation. */
 function luks2DigestProblem(d: Luks2Digest, limits: Limits): string | undefined {
   const what = `digest ${d.id}`;
+  if (d.problem) return `${what}.${d.problem}`;
   const p = pbkdf2Problem(what, d.hash, d.iterations, limits);
   if (p) return p;
   if (d.salt.length !== SALT_BYTES) return `${what}.salt is ${d.salt.length} bytes, not ${SALT_BYTES}`;
@@ -228,6 +229,7 @@ function luks2KeyslotProblem(
   source: ByteSource,
 ): Skipped | undefined {
   const fail = (message: string, runtime = false): Skipped => ({ message: `keyslot ${k.id}${message}`, runtime });
+  if (k.problem) return fail(`.${k.problem}`);
   const af = k.af!,
     area = k.area!,
     kdf = k.kdf!;
@@ -244,8 +246,8 @@ function luks2KeyslotProblem(
   } catch (e) {
     return fail(`.af.hash: ${(e as Error).message.replace(/^@x\/luks: /, '')}`);
   }
-  if (af.stripes < 1) return fail(`.af.stripes is ${af.stripes}; at least 1`);
-  const length = Math.ceil((k.keySize * af.stripes) / KEY_MATERIAL_SECTOR) * KEY_MATERIAL_SECTOR;
+  // cryptsetup merges with LUKS_STRIPES whatever af.stripes says (luks2_keyslot_get_key); so does unlockLuks2
+  const length = Math.ceil((k.keySize * LUKS2_STRIPES) / KEY_MATERIAL_SECTOR) * KEY_MATERIAL_SECTOR;
   if (length > area.size) return fail(`: key material (${length} bytes) does not fit its area (${area.size})`);
   if (area.offset + length > source.size)
     return fail(`: key material at ${area.offset} is past the end of the image (truncated?)`);
@@ -416,12 +418,14 @@ function dataSegment(h: Luks2Header): { segment: Luks2Segment; digest: Luks2Dige
   const crypt = h.segments.filter((s) => s.type === 'crypt');
   if (crypt.length !== 1 || h.segments.length !== 1) {
     throw new HeaderError(
-      `@x/luks: expected one crypt segment, found ${h.segments.map((s) => `${s.id}:${s.type}`).join(', ') || 'none'}`,
+      `@x/luks: the volume has segments ${h.segments.map((s) => `${s.id} (${s.type})`).join(', ')}; this package opens a volume of exactly one crypt segment`,
     );
   }
   const segment = crypt[0];
   if (segment.integrity !== undefined)
-    throw new HeaderError(`@x/luks: segment ${segment.id} uses authenticated encryption (integrity), not supported`);
+    throw new HeaderError(
+      `@x/luks: segment ${segment.id} uses authenticated encryption (integrity), which this package does not decrypt`,
+    );
   const digest = h.digests.find((d) => d.segments.includes(segment.id));
   if (!digest) throw new HeaderError(`@x/luks: no digest covers segment ${segment.id}`);
   if (digest.type !== 'pbkdf2')
@@ -468,8 +472,11 @@ async function unlockLuks2(
       throw new LuksError(`@x/luks: keyslot ${keyslot} does not hold the volume key`);
     slots = [k];
   } else {
-    // cryptsetup's order: priority 2 (prefer) first, then 1 (normal); 0 (ignore) only when asked for.
-    slots = h.keyslots.filter((k) => k.type === 'luks2' && k.priority > 0 && digest.keyslots.includes(k.id));
+    // cryptsetup's order (LUKS2_keyslot_open_priority): priority 2 (prefer) first, then 1 (normal); any other
+    // value (0, ignore) only when asked for
+    slots = h.keyslots.filter(
+      (k) => k.type === 'luks2' && (k.priority === 1 || k.priority === 2) && digest.keyslots.includes(k.id),
+    );
     slots.sort((a, b) => b.priority - a.priority);
   }
   if (slots.length === 0) throw new LuksError('@x/luks: the volume has no active keyslot');
@@ -491,7 +498,7 @@ async function unlockLuks2(
         area.encryption,
         slotKey,
         k.keySize,
-        af.stripes,
+        LUKS2_STRIPES,
         af.hash,
         `keyslot ${k.id}`,
       );
@@ -674,6 +681,11 @@ async function unlock(source: ByteSource, options: OpenOptions) {
     segment = seg;
     cipher = seg.encryption;
     sectorSize = seg.sectorSize;
+    // cryptsetup's validation takes any multiple of 512; dm-crypt opens powers of two from 512 to 4096
+    if (sectorSize > 4096 || (sectorSize & (sectorSize - 1)) !== 0)
+      throw new HeaderError(
+        `@x/luks: segment ${seg.id}.sector_size ${sectorSize}: dm-crypt takes a power of two from 512 to 4096`,
+      );
     ivOffset = seg.ivTweak;
     const slot = h.keyslots.find((k) => digest!.keyslots.includes(k.id));
     keySize = slot?.keySize ?? volumeKey?.length ?? 0;

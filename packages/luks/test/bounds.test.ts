@@ -476,7 +476,7 @@ const CASES: Case[] = [
       j.config.json_size = '8192';
     },
     header:
-      /^@x\/luks: LUKS2 metadata: config\.json_size 8192 is not the header's JSON area, 12288 bytes \(hdr_size 16384 − 4096\)$/,
+      /^@x\/luks: LUKS2 metadata: config\.json_size 8192 \+ 4096 is not a header size LUKS2 allows \(16 KiB … 4 MiB, powers of two\)$/,
     open: /config\.json_size 8192/,
   },
   {
@@ -484,8 +484,8 @@ const CASES: Case[] = [
     json: (j) => {
       j.config.json_size = 12288;
     },
-    header: /^@x\/luks: LUKS2 metadata: config\.json_size is not a string of decimal digits/,
-    open: /config\.json_size is not a string/,
+    header: /^@x\/luks: LUKS2 metadata: config\.json_size is not a non-empty string$/,
+    open: /config\.json_size is not a non-empty string/,
   },
   {
     name: 'config.keyslots_size not a multiple of 4096',
