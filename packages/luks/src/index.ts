@@ -24,6 +24,7 @@ export { blobSource, bytesSource, toSource, type ByteSource, type LuksInput } fr
 export { openLuks, type LuksVolume, type OpenOptions, type UnlockedLuks, unlockLuks } from './volume.js';
 export { describeHeader, headerToJson } from './describe.js';
 export { createLuks, type CreateOptions, type LuksSink } from './create.js';
+export type { KdfOptions } from './kdf-cost.js';
 export { afSplit } from './af.js';
 export {
   type AddKeyOptions,
