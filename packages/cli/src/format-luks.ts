@@ -43,11 +43,14 @@ export async function dumpLuks(api: LuksApi, source: ByteSource, json: boolean):
   return json ? `${JSON.stringify(api.headerToJson(h), null, 2)}\n` : `${api.describeHeader(h)}\n`;
 }
 
-/** The summary line of a LUKS volume, after `x-luks: ` or `x-disk: `. */
-export function luksSummary(v: LuksVolume): string {
+/**
+ * The summary line of a LUKS volume, after `x-luks: ` or `x-disk: `; `keyslot` is the keyslot that
+ * opened it (undefined: the volume key was given), when the volume was opened from a key unlocked before.
+ */
+export function luksSummary(v: LuksVolume, keyslot: string | undefined = v.keyslot): string {
   return (
     `LUKS${v.version} ${v.cipher}, ${v.sectorSize}-byte sectors, ${fmtMiB(v.payloadSize)} of payload at ${v.payloadOffset}` +
-    `${v.keyslot === undefined ? ', volume key given' : `, keyslot ${v.keyslot}`}, kernel ${v.kernel}`
+    `${keyslot === undefined ? ', volume key given' : `, keyslot ${keyslot}`}, kernel ${v.kernel}`
   );
 }
 

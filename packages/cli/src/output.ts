@@ -5,12 +5,15 @@
 // chunk, the next is decrypted and the one after it read) into a temporary file next to OUT that is
 // renamed to OUT only when every byte is written; on any failure (and on SIGINT/SIGTERM) the temporary
 // file is removed, so no partial OUT is ever left. Devices and FIFOs (e.g. /dev/null) are written in place.
+// With `threads` (`--threads N`, N > 1), N threads decrypt the chunks (./decrypt-threads.ts) and this
+// thread only keeps them in order: the same output, byte for byte, by the same rules.
 import { randomBytes } from 'node:crypto';
 import { rmSync, type Stats } from 'node:fs';
 import { type FileHandle, lstat, open, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { type CliIo, fmtMiB, fmtRate, isClosedPipe, UsageError } from './io.js';
-import { type ChunkSink, pumpVolume, type SectorReader, startWriter, type Writer } from './pump.js';
+import { DecryptThreads, type ThreadFormat, UntilThreadsOpen } from './decrypt-threads.js';
+import { type ChunkSink, chunkLength, pumpVolume, type SectorReader, startWriter, type Writer } from './pump.js';
 
 /**
  * An unlocked volume of any format, as `decrypt` writes it: `read` decrypts payload sectors, `close`
@@ -30,6 +33,8 @@ export interface DiskVolume extends SectorReader {
 export const CHUNK_BYTES = 4 << 20;
 /** Chunk buffers in the ring: one being written, one being decrypted, one being read (./pump.ts). */
 const DEPTH = 3;
+/** With N decrypt threads: one chunk per thread, one being written, one decrypted and waiting for it. */
+const threadedDepth = (threads: number) => threads + 2;
 /** Bytes per write(2) into a file or device: cat's buffer size (coreutils io_blksize). See ./pump.ts. */
 const WRITE_PIECE_BYTES = 128 << 10;
 
@@ -47,6 +52,21 @@ export interface DecryptJob<V extends DiskVolume> {
   open(): Promise<V>;
   /** The summary line's text after `command: `, e.g. `LUKS2 aes-xts-plain64, 4096-byte sectors, …`. */
   summary(volume: V): string;
+  /** Decrypt on several threads (undefined: on this thread, as always). */
+  readonly threads?: ThreadedJob;
+}
+
+/** How {@link DecryptJob.open}'s volume is decrypted on several threads. */
+export interface ThreadedJob {
+  /** Decrypt threads, more than 1 (1 is no {@link ThreadedJob} at all). */
+  readonly count: number;
+  /** What each thread opens the image as. */
+  readonly format: ThreadFormat;
+  /**
+   * Called once `open()` has resolved: the volume key it used, a copy that `decryptTo` wipes once the
+   * threads have their own; undefined when there is none (the volume is then decrypted on this thread).
+   */
+  takeVolumeKey(): Uint8Array | undefined;
 }
 
 /**
@@ -93,8 +113,49 @@ function writeStream(stream: NodeJS.WritableStream, buf: Uint8Array): Promise<vo
   });
 }
 
-const pump = (volume: SectorReader, sink: ChunkSink, onProgress: (done: number) => void, shared = false) =>
-  pumpVolume(volume, sink, onProgress, { chunkBytes: CHUNK_BYTES, depth: DEPTH, shared });
+/** Pumps `reader` into `sink`: with decrypt threads, always through chunks on a SharedArrayBuffer. */
+const pump = (reader: SectorReader, sink: ChunkSink, onProgress: (done: number) => void, shared = false) =>
+  pumpVolume(
+    reader,
+    sink,
+    onProgress,
+    reader instanceof UntilThreadsOpen
+      ? { chunkBytes: CHUNK_BYTES, depth: threadedDepth(reader.threads.count), shared: true }
+      : { chunkBytes: CHUNK_BYTES, depth: DEPTH, shared },
+  );
+
+/**
+ * Has `threads` open `volume` from the job's volume key, and returns the reader to pump: `volume` until
+ * a thread is ready, the threads from then on ({@link UntilThreadsOpen}); or, with no volume key or a
+ * payload of one chunk (which one thread decrypts as fast), `volume` alone, the threads being closed.
+ * The key is wiped here, whatever happens: the threads have their clones once `open` has been called.
+ */
+async function threadedReader<V extends DiskVolume>(
+  job: DecryptJob<V>,
+  volume: V,
+  threads: DecryptThreads,
+): Promise<SectorReader> {
+  const volumeKey = job.threads!.takeVolumeKey();
+  let opening: Promise<void>;
+  try {
+    const chunk = chunkLength(volume.payloadSize, volume.sectorSize, CHUNK_BYTES);
+    if (volumeKey === undefined || volume.payloadSize <= chunk) {
+      await threads.close();
+      return volume;
+    }
+    opening = threads.open({
+      format: job.threads!.format,
+      image: job.image,
+      volumeKey,
+      kernel: volume.kernel,
+      sectorSize: volume.sectorSize,
+      payloadSize: volume.payloadSize,
+    });
+  } finally {
+    volumeKey?.fill(0);
+  }
+  return new UntilThreadsOpen(volume, threads, opening);
+}
 
 /** `lstat(path)`, or undefined when there is nothing there. */
 export async function exists(path: string): Promise<Stats | undefined> {
@@ -189,16 +250,21 @@ export async function decryptTo<V extends DiskVolume>(io: CliIo, job: DecryptJob
   // its start; FIFOs, character devices and stdout are written from this thread, in order.
   const positional = out !== '-' && (!existing || existing.isFile() || existing.isBlockDevice());
   let writer: Writer | undefined;
+  let threads: DecryptThreads | undefined;
   let volume: V | undefined;
   try {
     if (positional) writer = startWriter(WRITE_PIECE_BYTES);
+    // started before the unlock too, which hides their start (and their loading of this code)
+    if (job.threads && job.threads.count > 1) threads = new DecryptThreads(job.threads.count, job.threads.format);
     volume = await job.open();
-    io.stderr.write(`${command}: ${job.summary(volume)}\n`);
+    const reader = threads ? await threadedReader(job, volume, threads) : volume;
+    const on = reader instanceof UntilThreadsOpen ? ` (${reader.threads.count} threads)` : '';
+    io.stderr.write(`${command}: ${job.summary(volume)}${on}\n`);
     const bar = progress(io, command, volume.payloadSize);
     if (out === '-') {
       let done = 0;
       try {
-        const total = await pump(volume, { write: (buf) => writeStream(io.stdout, buf) }, (n) => {
+        const total = await pump(reader, { write: (buf) => writeStream(io.stdout, buf) }, (n) => {
           done = n;
           bar.update(n);
         });
@@ -220,18 +286,19 @@ export async function decryptTo<V extends DiskVolume>(io: CliIo, job: DecryptJob
           return last;
         };
         const sink: ChunkSink = writer ? writer.sink(fh.fd) : { write: inOrder };
-        bar.finish(await pump(volume, sink, bar.update, writer !== undefined));
+        bar.finish(await pump(reader, sink, bar.update, writer !== undefined));
       } finally {
         await fh.close();
       }
       return;
     }
     const total = await intoNewFile(out, command, force, 'decrypting', (fh) =>
-      pump(volume!, writer!.sink(fh.fd), bar.update, true),
+      pump(reader, writer!.sink(fh.fd), bar.update, true),
     );
     bar.finish(total);
   } finally {
     volume?.close();
+    await threads?.close(); // on every path: threads left running would keep the process alive
     await writer?.close();
   }
 }

@@ -10,6 +10,7 @@
 import type { ByteSource } from '@x/byte-source';
 import { openFileSource } from '@x/byte-source/file';
 import { parseArgs } from 'node:util';
+import { decryptThread } from './decrypt-threads.js';
 import { FORMATS, type Format, type FormatModule, pickFormat, type Secret, type SecretKind } from './formats.js';
 import { type CliIo, orList, report, UsageError } from './io.js';
 import { decryptTo } from './output.js';
@@ -81,6 +82,11 @@ export async function main(
   io: CliIo = process,
   formats: readonly Format[] = FORMATS,
 ): Promise<number> {
+  if (decryptThread) {
+    // a decrypt thread running the bundled command (./decrypt-threads.ts; x-disk starts none itself yet)
+    await decryptThread;
+    return 0;
+  }
   const USAGE = usage(formats);
   let secret: Secret | undefined;
   try {

@@ -1,9 +1,11 @@
 // The x-luks command: `dump` shows a LUKS header, `decrypt` writes a volume's plaintext, `encrypt` makes a
-// LUKS2 volume from plaintext. Node only.
+// LUKS2 (or LUKS1) volume from plaintext, `add-key` and `remove-key` change its keyslots in place. Node only.
 //
 //   x-luks dump IMAGE [--json]
-//   x-luks decrypt IMAGE OUT (--passphrase-file F | --key-file F) [--keyslot N] [--force]
-//   x-luks encrypt PLAIN OUT --passphrase-file F [--cipher SPEC] [--key-size BITS] [--sector-size N] [--pbkdf …] …
+//   x-luks decrypt IMAGE OUT (--passphrase-file F | --key-file F) [--keyslot N] [--threads N] [--force]
+//   x-luks encrypt PLAIN OUT --passphrase-file F [--type luks2|luks1] [--cipher SPEC] [--key-size BITS] …
+//   x-luks add-key IMAGE (--passphrase-file F | --key-file F) --new-passphrase-file F [--new-keyslot N] …
+//   x-luks remove-key IMAGE --passphrase-file F [--keyslot N]
 //
 // Exit status: 0 done, 2 wrong passphrase or volume key, 1 anything else. The output rules (a temporary
 // file renamed when complete, --force, devices and FIFOs, stdout, signals, progress) are ./output.ts,
@@ -14,15 +16,28 @@ import {
   createLuks,
   describeHeader,
   headerToJson,
-  type Luks2Header,
+  type LuksHeader,
+  type LuksVolume,
   openLuks,
   readHeader,
+  unlockLuks,
 } from '@x/luks';
+import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
+import { decryptThread } from './decrypt-threads.js';
 import { dumpLuks, type LuksApi, luksSummary } from './format-luks.js';
 import { type CliIo, report, UsageError } from './io.js';
 import { checkOut, decryptTo, intoNewFile, progress } from './output.js';
 import { readSecret } from './secrets.js';
+import {
+  addKeyCommand,
+  KDF_OPTIONS,
+  kdfOptions,
+  kdfSummary,
+  keyslotOptions,
+  removeKeyCommand,
+  wholeNumber,
+} from './x-luks-keys.js';
 
 export type { CliIo } from './io.js';
 export { CHUNK_BYTES } from './output.js';
@@ -31,24 +46,34 @@ const LUKS: LuksApi = { readHeader, describeHeader, headerToJson, openLuks };
 
 const USAGE = `usage:
   x-luks dump IMAGE [--json]
-  x-luks decrypt IMAGE OUT (--passphrase-file FILE | --key-file FILE) [--keyslot N] [--force]
-  x-luks encrypt PLAIN OUT --passphrase-file FILE [--type luks2] [--cipher SPEC] [--key-size BITS]
+  x-luks decrypt IMAGE OUT (--passphrase-file FILE | --key-file FILE) [--keyslot N] [--threads N] [--force]
+  x-luks encrypt PLAIN OUT --passphrase-file FILE [--type luks2|luks1] [--cipher SPEC] [--key-size BITS]
                  [--sector-size 512|4096] [--pbkdf argon2id|argon2i|pbkdf2]
                  [--iter-time MS | --pbkdf-force-iterations N] [--pbkdf-memory KIB]
                  [--pbkdf-parallel N] [--label L] [--force]
+  x-luks add-key IMAGE (--passphrase-file FILE | --key-file FILE) --new-passphrase-file FILE
+                 [--keyslot N] [--new-keyslot N] [--pbkdf …] [--iter-time MS | --pbkdf-force-iterations N]
+                 [--pbkdf-memory KIB] [--pbkdf-parallel N]
+  x-luks remove-key IMAGE --passphrase-file FILE [--keyslot N]
 
-  dump      print the LUKS1/LUKS2 header: keyslots, segments, digests (--json: as JSON)
-  decrypt   write the payload's plaintext to OUT (- for stdout); OUT must not exist unless --force
-  encrypt   write a LUKS2 volume holding PLAIN to OUT, as cryptsetup luksFormat lays it out (16 MiB
-            of header, then PLAIN encrypted, its last sector zero-padded); OUT must not exist unless --force
+  dump        print the LUKS1/LUKS2 header: keyslots, segments, digests (--json: as JSON)
+  decrypt     write the payload's plaintext to OUT (- for stdout); OUT must not exist unless --force
+  encrypt     write a LUKS volume holding PLAIN to OUT, as cryptsetup luksFormat lays it out (LUKS2: 16 MiB
+              of header, LUKS1: 2 MiB, then PLAIN encrypted, its last sector zero-padded); OUT must not
+              exist unless --force
+  add-key     add the passphrase of --new-passphrase-file in a new keyslot (the first free one, or
+              --new-keyslot), unlocking with --passphrase-file or --key-file; IMAGE is changed in place
+  remove-key  remove the keyslot the passphrase opens and overwrite its key material; never the last one
   --passphrase-file FILE   the passphrase: every byte of FILE, as cryptsetup --key-file reads it
                            (- reads stdin; from a terminal, one line typed without echo)
   --key-file FILE          the raw volume key (binary), as luksDump --dump-volume-key shows it
   --keyslot N              try only keyslot N
+  --threads N              decrypt on N threads (default: one per core); the output is the same for every N
   encrypt's defaults are cryptsetup 2.6 luksFormat's: --type luks2, --cipher aes-xts-plain64,
   --key-size 512 (256 for non-XTS ciphers), --sector-size 4096 (512 when PLAIN is not a multiple of
-  4096), --pbkdf argon2id, --iter-time 2000, --pbkdf-memory 1048576 (at most half the memory),
-  --pbkdf-parallel 4 (at most the CPUs); --pbkdf-force-iterations sets the cost without a benchmark
+  4096; LUKS1: 512), --pbkdf argon2id (LUKS1: pbkdf2), --iter-time 2000, --pbkdf-memory 1048576 (at most
+  half the memory), --pbkdf-parallel 4 (at most the CPUs); --pbkdf-force-iterations sets the cost without
+  a benchmark. add-key's KDF defaults are the same.
 
 exit status: 0 done, 2 wrong passphrase or volume key, 1 other errors`;
 
@@ -68,96 +93,117 @@ async function decrypt(
   secret: { passphrase?: Uint8Array; volumeKey?: Uint8Array },
   keyslot: string | undefined,
   force: boolean,
+  threads: number,
 ): Promise<void> {
   let src: Awaited<ReturnType<typeof openFileSource>> | undefined;
+  // with threads and a passphrase: the key it unlocked (handed to the threads, wiped by decryptTo) and its keyslot
+  let unlocked: { volumeKey: Uint8Array | undefined; keyslot: string | undefined } | undefined;
   try {
     await decryptTo(io, {
       command: 'x-luks',
       out,
       image,
       force,
-      async open() {
+      async open(): Promise<LuksVolume> {
         src = await openFileSource(image);
-        return openLuks(src, { ...secret, keyslot });
+        if (threads === 1 || secret.passphrase === undefined) return openLuks(src, { ...secret, keyslot });
+        // one unlock here, then this thread and each decrypt thread open the volume from its key
+        const u = await unlockLuks(src, { passphrase: secret.passphrase, keyslot });
+        unlocked = { volumeKey: u.volumeKey, keyslot: u.keyslot };
+        return openLuks(src, { volumeKey: u.volumeKey });
       },
-      summary: luksSummary,
+      summary: (v) => luksSummary(v, unlocked ? unlocked.keyslot : v.keyslot),
+      threads:
+        threads > 1
+          ? {
+              count: threads,
+              format: 'luks',
+              takeVolumeKey() {
+                if (secret.volumeKey) return Uint8Array.from(secret.volumeKey); // main() wipes its own
+                const key = unlocked?.volumeKey;
+                if (unlocked) unlocked.volumeKey = undefined; // decryptTo owns it now, and wipes it
+                return key;
+              },
+            }
+          : undefined,
     });
   } finally {
+    unlocked?.volumeKey?.fill(0); // not taken (decryptTo failed before the threads opened)
     await src?.close();
   }
 }
 
-/** The options of dump and decrypt (and encrypt's --passphrase-file, --force). */
+/** The options of dump and decrypt (and some of the others'). */
 const BASE_OPTIONS = {
   json: { type: 'boolean' },
   force: { type: 'boolean' },
   'passphrase-file': { type: 'string' },
   'key-file': { type: 'string' },
   keyslot: { type: 'string' },
+  threads: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
-/** The options only `encrypt` takes, and (below) those it does not. */
-const ENCRYPT_OPTIONS = {
+/** The options of encrypt, add-key and remove-key that dump and decrypt do not take. */
+const WRITE_OPTIONS = {
   type: { type: 'string' },
   cipher: { type: 'string' },
   'key-size': { type: 'string' },
   'sector-size': { type: 'string' },
-  pbkdf: { type: 'string' },
-  'iter-time': { type: 'string' },
-  'pbkdf-force-iterations': { type: 'string' },
-  'pbkdf-memory': { type: 'string' },
-  'pbkdf-parallel': { type: 'string' },
+  ...KDF_OPTIONS,
   label: { type: 'string' },
+  'new-passphrase-file': { type: 'string' },
+  'new-keyslot': { type: 'string' },
 } as const;
-const ENCRYPT_ONLY = Object.keys(ENCRYPT_OPTIONS) as (keyof typeof ENCRYPT_OPTIONS)[];
-const NOT_FOR_ENCRYPT = ['json', 'key-file', 'keyslot'] as const;
+type OptionName = keyof typeof BASE_OPTIONS | keyof typeof WRITE_OPTIONS;
+const KDF = Object.keys(KDF_OPTIONS) as (keyof typeof KDF_OPTIONS)[];
+/** What each command takes (besides --help). */
+const TAKES: Record<string, readonly OptionName[]> = {
+  dump: ['json'],
+  decrypt: ['passphrase-file', 'key-file', 'keyslot', 'threads', 'force'],
+  encrypt: ['passphrase-file', 'type', 'cipher', 'key-size', 'sector-size', ...KDF, 'label', 'force'],
+  'add-key': ['passphrase-file', 'key-file', 'keyslot', 'new-passphrase-file', 'new-keyslot', ...KDF],
+  'remove-key': ['passphrase-file', 'keyslot'],
+};
 
-/** A whole number from the command line, or a UsageError naming the option. */
-function wholeNumber(v: string | undefined, option: string): number | undefined {
-  if (v === undefined) return undefined;
-  if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) throw new UsageError(`${option} takes a whole number`);
-  return Number(v);
+/** The most `--threads`: far more than any machine's cores; each thread holds a 4 MiB chunk. */
+const MAX_THREADS = 256;
+
+/** `--threads`: a whole number from 1 to {@link MAX_THREADS}, by default one per core. */
+function threadCount(v: string | undefined): number {
+  if (v === undefined) return Math.min(availableParallelism(), MAX_THREADS);
+  const n = /^\d+$/.test(v) ? Number(v) : Number.NaN;
+  if (!(n >= 1 && n <= MAX_THREADS))
+    throw new UsageError(`--threads takes a whole number of threads from 1 to ${MAX_THREADS}, not "${v}"`);
+  return n;
 }
 
 /** The createLuks options the command line asks for. */
 function encryptOptions(values: Record<string, string | boolean | undefined>): Omit<CreateOptions, 'passphrase'> {
   const str = (k: string) => values[k] as string | undefined;
   const type = str('type') ?? 'luks2';
-  if (type === 'luks1') throw new UsageError('--type luks1 is not supported by encrypt yet (luks2 only)');
-  if (type !== 'luks2') throw new UsageError(`--type ${type}: expected luks2`);
-  const pbkdf = str('pbkdf');
-  if (pbkdf !== undefined && pbkdf !== 'argon2id' && pbkdf !== 'argon2i' && pbkdf !== 'pbkdf2')
-    throw new UsageError(`--pbkdf ${pbkdf}: expected argon2id, argon2i or pbkdf2`);
-  if (values['iter-time'] !== undefined && values['pbkdf-force-iterations'] !== undefined)
-    throw new UsageError('give --iter-time or --pbkdf-force-iterations, not both');
+  if (type !== 'luks2' && type !== 'luks1') throw new UsageError(`--type ${type}: expected luks2 or luks1`);
   const keyBits = wholeNumber(str('key-size'), '--key-size');
   if (keyBits !== undefined && keyBits % 8 !== 0) throw new UsageError('--key-size takes bits, a multiple of 8');
   const sectorSize = wholeNumber(str('sector-size'), '--sector-size');
   if (sectorSize !== undefined && ![512, 1024, 2048, 4096].includes(sectorSize))
     throw new UsageError('--sector-size takes 512, 1024, 2048 or 4096');
   return {
+    type,
     cipher: str('cipher'),
     keySize: keyBits,
     sectorSize,
-    pbkdf: pbkdf as CreateOptions['pbkdf'],
-    iterTime: wholeNumber(str('iter-time'), '--iter-time'),
-    iterations: wholeNumber(str('pbkdf-force-iterations'), '--pbkdf-force-iterations'),
-    memory: wholeNumber(str('pbkdf-memory'), '--pbkdf-memory'),
-    parallelism: wholeNumber(str('pbkdf-parallel'), '--pbkdf-parallel'),
+    ...kdfOptions(values),
     label: str('label'),
   };
 }
 
 /** What `encrypt` says about the volume it wrote. */
-function createdSummary(h: Luks2Header): string {
-  const seg = h.segments[0],
-    slot = h.keyslots[0],
-    kdf = slot.kdf!;
-  const cost =
-    kdf.type === 'pbkdf2'
-      ? `pbkdf2-${kdf.hash}, ${kdf.iterations} iterations`
-      : `${kdf.type}, time ${kdf.time}, memory ${kdf.memory} KiB, ${kdf.cpus} threads`;
-  return `LUKS2 ${seg.encryption}, ${slot.keySize * 8}-bit key, ${seg.sectorSize}-byte sectors, keyslot 0 ${cost}, UUID ${h.uuid}`;
+function createdSummary(h: LuksHeader): string {
+  const [cipher, keyBits, sector] =
+    h.version === 1
+      ? [h.cipher, h.keyBytes * 8, 512]
+      : [h.segments[0].encryption, h.keyslots[0].keySize * 8, h.segments[0].sectorSize];
+  return `LUKS${h.version} ${cipher}, ${keyBits}-bit key, ${sector}-byte sectors, keyslot 0 ${kdfSummary(h, '0')}, UUID ${h.uuid}`;
 }
 
 /**
@@ -217,25 +263,31 @@ async function encrypt(
  * ```
  */
 export async function main(argv: readonly string[], io: CliIo = process): Promise<number> {
-  let secretBytes: Uint8Array | undefined;
+  if (decryptThread) {
+    // this is a decrypt thread running the bundled command (./decrypt-threads.ts): it has no command line
+    await decryptThread;
+    return 0;
+  }
+  let secretBytes: Uint8Array | undefined, newSecret: Uint8Array | undefined;
   try {
     const { values, positionals } = parseArgs({
       args: [...argv],
       allowPositionals: true,
-      options: {
-        ...BASE_OPTIONS,
-        ...ENCRYPT_OPTIONS,
-      },
+      options: { ...BASE_OPTIONS, ...WRITE_OPTIONS },
     });
-    const [first] = positionals;
-    if (first !== 'encrypt' && ENCRYPT_ONLY.some((o) => values[o] !== undefined)) {
-      // dump and decrypt take none of encrypt's options: parsed again without them, for the same error as ever
-      parseArgs({ args: [...argv], allowPositionals: true, options: BASE_OPTIONS });
-    }
     const [command, ...rest] = positionals;
     if (values.help) {
       io.stdout.write(`${USAGE}\n`);
       return 0;
+    }
+    const takes = TAKES[command ?? ''];
+    const given = (Object.keys(values) as OptionName[]).filter((o) => values[o] !== undefined && o !== 'help');
+    const wrong = takes && given.find((o) => !takes.includes(o));
+    if (wrong !== undefined) {
+      // dump and decrypt know none of the others' options: parsed again without them, for parseArgs's own error
+      if (command === 'dump' || command === 'decrypt')
+        parseArgs({ args: [...argv], allowPositionals: true, options: BASE_OPTIONS });
+      throw new UsageError(`${command} does not take --${wrong}`);
     }
     if (command === 'dump') {
       if (rest.length !== 1) throw new UsageError('dump takes one IMAGE');
@@ -250,15 +302,14 @@ export async function main(argv: readonly string[], io: CliIo = process): Promis
         throw new UsageError('decrypt needs exactly one of --passphrase-file and --key-file');
       if (values.keyslot !== undefined && !/^\d+$/.test(values.keyslot))
         throw new UsageError('--keyslot takes a keyslot number');
+      const threads = threadCount(values.threads);
       secretBytes = await readSecret(io, (pf ?? kf)!, pf !== undefined ? 'passphrase' : 'volume key');
       const secret = pf !== undefined ? { passphrase: secretBytes } : { volumeKey: secretBytes };
-      await decrypt(io, rest[0], rest[1], secret, values.keyslot, values.force === true);
+      await decrypt(io, rest[0], rest[1], secret, values.keyslot, values.force === true, threads);
       return 0;
     }
     if (command === 'encrypt') {
       if (rest.length !== 2) throw new UsageError('encrypt takes PLAIN and OUT');
-      const given = NOT_FOR_ENCRYPT.find((o) => values[o] !== undefined);
-      if (given) throw new UsageError(`encrypt does not take --${given}`);
       const pf = values['passphrase-file'];
       if (pf === undefined) throw new UsageError('encrypt needs --passphrase-file');
       const options = encryptOptions(values);
@@ -266,10 +317,37 @@ export async function main(argv: readonly string[], io: CliIo = process): Promis
       await encrypt(io, rest[0], rest[1], secretBytes, options, values.force === true);
       return 0;
     }
+    if (command === 'add-key') {
+      if (rest.length !== 1) throw new UsageError('add-key takes one IMAGE');
+      const pf = values['passphrase-file'],
+        kf = values['key-file'],
+        nf = values['new-passphrase-file'];
+      if (nf === undefined) throw new UsageError('add-key needs --new-passphrase-file');
+      if ((pf === undefined) === (kf === undefined))
+        throw new UsageError('add-key needs exactly one of --passphrase-file and --key-file');
+      if ((pf ?? kf) === '-' && nf === '-')
+        throw new UsageError('the secrets come from two files: only one of them can be - (standard input)');
+      const options = keyslotOptions(values); // usage mistakes before any secret is read
+      secretBytes = await readSecret(io, (pf ?? kf)!, pf !== undefined ? 'passphrase' : 'volume key');
+      newSecret = await readSecret(io, nf, 'new passphrase');
+      const secret = pf !== undefined ? { passphrase: secretBytes } : { volumeKey: secretBytes };
+      await addKeyCommand(io, rest[0], secret, newSecret, options);
+      return 0;
+    }
+    if (command === 'remove-key') {
+      if (rest.length !== 1) throw new UsageError('remove-key takes one IMAGE');
+      const pf = values['passphrase-file'];
+      if (pf === undefined) throw new UsageError('remove-key needs --passphrase-file');
+      const options = keyslotOptions(values);
+      secretBytes = await readSecret(io, pf, 'passphrase');
+      await removeKeyCommand(io, rest[0], secretBytes, options);
+      return 0;
+    }
     throw new UsageError(command === undefined ? 'no command' : `unknown command "${command}"`);
   } catch (e) {
     return report(io, 'x-luks', USAGE, e);
   } finally {
     secretBytes?.fill(0);
+    newSecret?.fill(0);
   }
 }

@@ -151,7 +151,10 @@ describe('x-luks encrypt', () => {
     const cases: [string[], RegExp][] = [
       [['encrypt', plainFile, out], /encrypt needs --passphrase-file/],
       [['encrypt', plainFile], /encrypt takes PLAIN and OUT/],
-      [['encrypt', plainFile, out, '--passphrase-file', passFile, '--type', 'luks1'], /--type luks1 is not supported/],
+      [
+        ['encrypt', plainFile, out, '--passphrase-file', passFile, '--type', 'luks3'],
+        /--type luks3: expected luks2 or luks1/,
+      ],
       [['encrypt', plainFile, out, '--passphrase-file', passFile, '--pbkdf', 'scrypt'], /--pbkdf scrypt/],
       [['encrypt', plainFile, out, '--passphrase-file', passFile, '--sector-size', '1000'], /--sector-size takes/],
       [
