@@ -1,7 +1,7 @@
 /**
  * The benchmarks behind the README's tables, side by side in one process with interleaved rounds: each
  * round measures every contender once, and a table reports each contender's median round, so that a slow
- * phase of the machine hits all of them alike. Seven tables:
+ * phase of the machine hits all of them alike. Eight tables:
  *
  * - openssl (./openssl.ts): the native-x64 kernel on both its paths (vaes, aesni), native-x64 and
  *   wasm-simd128 through @x/cbc and @x/xts, node:crypto, and `openssl speed` run as a child process, each
@@ -21,9 +21,11 @@
  * - encrypt (./encrypt.ts): `x-luks encrypt` of 256 MiB of random plaintext into a new LUKS2 image against
  *   `cryptsetup reencrypt --encrypt --force-offline-reencrypt` of the same data with the same settings, three
  *   ways (header in the file; detached header, resilience none and checksum), with the ratio to the fastest
- *   (needs cryptsetup and the built x-luks; about 1.5 GiB of temporary files while it runs).
+ *   (needs cryptsetup and the built x-luks; about 1.5 GiB of temporary files while it runs);
+ * - threads (./threads.ts): `x-luks decrypt --threads 1` against `--threads 2` of a 256 MiB LUKS2 volume on
+ *   the wasm-simd128 kernel, with how much two busy threads get done against one on this machine.
  *
- *   npm run bench                   all seven tables (about 14 minutes on 2 cores)
+ *   npm run bench                   all eight tables (about 15 minutes on 2 cores)
  *   npm run bench -- --openssl      only the OpenSSL table (about 3 minutes)
  *   npm run bench -- --modes        only the CTR / GCM / HCTR2 table (about 2 minutes)
  *   npm run bench -- --adiantum     only the Adiantum / HPolyC table (about 1 minute)
@@ -31,6 +33,7 @@
  *   npm run bench -- --job          only the job (about 2 minutes); --job-mib N for an N MiB payload
  *   npm run bench -- --disk         only x-disk against x-luks (about 1 minute)
  *   npm run bench -- --encrypt      only x-luks encrypt against cryptsetup reencrypt --encrypt (about 1 minute)
+ *   npm run bench -- --threads      only x-luks decrypt --threads 1 against 2, wasm-simd128 (about 1 minute)
  *   npm start                       the library table's short form (under a minute)
  *   npm run bench -- --json         also print the raw numbers (bytes/s; ms for the job) as JSON
  *   npm run bench -- --baseline DIR
@@ -46,6 +49,7 @@ import { runEncrypt } from './encrypt.js';
 import { runJob } from './job.js';
 import { runLibraries } from './libraries.js';
 import { runModes } from './modes.js';
+import { runThreads } from './threads.js';
 import { runOpenssl } from './openssl.js';
 
 const argv = process.argv.slice(2);
@@ -56,9 +60,16 @@ const baseline = option('--baseline');
 const jobMib = Number(option('--job-mib') ?? 1024);
 if (!Number.isInteger(jobMib) || jobMib <= 0) throw new Error('bench: --job-mib takes a positive whole number');
 
-const picked = ['--openssl', '--modes', '--adiantum', '--libraries', '--job', '--disk', '--encrypt'].filter((a) =>
-  args.has(a),
-);
+const picked = [
+  '--openssl',
+  '--modes',
+  '--adiantum',
+  '--libraries',
+  '--job',
+  '--disk',
+  '--encrypt',
+  '--threads',
+].filter((a) => args.has(a));
 const all = picked.length === 0 && !short && baseline === undefined;
 const want = (name: string) => all || args.has(name);
 
@@ -73,5 +84,10 @@ if (want('--libraries') || short || baseline !== undefined) {
 if (want('--job')) json.job = await runJob({ mib: jobMib, rounds: 5 });
 if (want('--disk')) json.disk = await runDisk();
 if (want('--encrypt')) json.encrypt = await runEncrypt();
+if (want('--threads')) {
+  const t = await runThreads();
+  if (t) console.log(t.table);
+  json.threads = t && { rows: t.rows, ratio: t.ratio, cpuScaling: t.cpuScaling };
+}
 if (picked.length !== 1 && !short) console.log(`(all: ${((Date.now() - started) / 1000).toFixed(0)} s)`);
 if (args.has('--json')) console.log(JSON.stringify(json, null, 2));
