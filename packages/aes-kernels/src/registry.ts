@@ -51,6 +51,20 @@ interface Slot {
   error?: unknown;
 }
 
+/**
+ * `X_AES_KERNEL`, or undefined where it is unset or where reading it is denied: Deno without
+ * `--allow-env` throws `NotCapable` from `process.env`'s getter, and a denied read of a variable meant for
+ * tests must never be what stops a cipher from being created.
+ */
+function kernelFromEnv(): string | undefined {
+  try {
+    const proc = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process;
+    return proc?.env?.X_AES_KERNEL || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 const isOptional = (s: KernelSource): s is OptionalKernel => typeof (s as OptionalKernel).package === 'string';
 
 /** Loads an optional package's kernel. "Not installed" is the only silent failure. */
@@ -101,8 +115,7 @@ export function createRegistry(sources: readonly KernelSource[], options: Regist
       if (name !== undefined && typeof name !== 'string') {
         throw new TypeError(`${prefix}: options.kernel must be a string`);
       }
-      const proc = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process;
-      const forced = name ?? (proc?.env?.X_AES_KERNEL || undefined);
+      const forced = name ?? kernelFromEnv();
       const list = available();
       if (forced === undefined) return list[0];
       const found = list.find((k) => k.name === forced);

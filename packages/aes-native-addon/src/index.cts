@@ -202,7 +202,12 @@ function createNativeKernel<Name extends string>(options: NativeKernelOptions<Na
     });
   }
 
-  const forced = pathVariable === undefined ? undefined : process.env[pathVariable] || undefined;
+  let forced: string | undefined;
+  try {
+    forced = pathVariable === undefined ? undefined : process.env[pathVariable] || undefined;
+  } catch {
+    // A denied read (Deno without --allow-env throws NotCapable) is an unset variable: the best path.
+  }
   return {
     kernel: kernelOn(forced),
     kernelOn: (wanted: string) => kernelOn(wanted),
