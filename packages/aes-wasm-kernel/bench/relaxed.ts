@@ -11,7 +11,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { expandKey } from '@x/aes-keyschedule';
-import { assembler } from '../scripts/build.js';
+import { assembler } from '@x/circuits/wasm';
 import { kernelCircuits } from '../scripts/circuit.js';
 import { moduleText, type Swizzle } from '../scripts/wat.js';
 import { CHUNK, DATA, IV, IVS, IVS_BYTES, KEY_IN } from '../src/layout.js';
