@@ -1,0 +1,368 @@
+// The page: pick an image, see its header, give the secret, save the plaintext. All the work on the
+// image is done by the worker (worker.ts); this file only moves the person through the steps and the
+// plaintext chunks from the worker into the sink (sink.ts).
+//
+// The worker is made from a blob: URL (Vite's `?worker&inline`): a worker loaded from its own URL runs
+// under the CSP of its own HTTP response, which a static host does not send, while a blob: worker
+// inherits this page's policy, so connect-src 'none' holds in the worker too.
+import './style.css';
+import type { FromWorker, SecretChoice, SecretMessage, ToWorker } from './protocol.ts';
+import { canPickFile, downloadSink, pickFileSink, type Sink } from './sink.ts';
+import DiskWorker from './worker.ts?worker&inline';
+
+/** Plaintext chunk size: about 4 MiB, small enough for a smooth progress bar, big enough for the kernel. */
+const CHUNK_BYTES = 4 * 1024 * 1024;
+/** Chunks in flight: one decrypting while the page writes the one before. */
+const DEPTH = 3;
+
+const $ = <T extends HTMLElement>(id: string): T => {
+  const e = document.getElementById(id);
+  if (!e) throw new Error(`no #${id}`);
+  return e as T;
+};
+const drop = $<HTMLDivElement>('drop');
+const image = $<HTMLInputElement>('image');
+const header = $<HTMLElement>('header');
+const formatName = $<HTMLSpanElement>('format');
+const dump = $<HTMLPreElement>('dump');
+const form = $<HTMLFormElement>('unlock');
+const kindRow = $<HTMLParagraphElement>('kind-row');
+const kind = $<HTMLSelectElement>('kind');
+const secretRow = $<HTMLParagraphElement>('secret-row');
+const secretLabel = $<HTMLLabelElement>('secret-label');
+const secret = $<HTMLInputElement>('secret');
+const bekRow = $<HTMLParagraphElement>('bek-row');
+const bek = $<HTMLInputElement>('bek');
+const fields = $<HTMLFieldSetElement>('unlock-fields');
+const unlockButton = $<HTMLButtonElement>('unlock-button');
+const runSection = $<HTMLElement>('run');
+const summary = $<HTMLParagraphElement>('summary');
+const save = $<HTMLButtonElement>('save');
+const cancel = $<HTMLButtonElement>('cancel');
+const progress = $<HTMLProgressElement>('progress');
+const stats = $<HTMLParagraphElement>('stats');
+const statusLine = $<HTMLParagraphElement>('status');
+const errorLine = $<HTMLParagraphElement>('error');
+
+const CHOICE_LABELS: Record<SecretChoice, string> = {
+  passphrase: 'Passphrase',
+  recoveryPassword: 'Recovery password',
+  startupKey: 'Startup key (.BEK file)',
+  none: 'No secret (clear key)',
+};
+const WRONG: Record<SecretChoice, string> = {
+  passphrase: 'Wrong passphrase',
+  recoveryPassword: 'Wrong recovery password',
+  startupKey: 'Wrong startup key',
+  none: 'The volume has no clear key',
+};
+
+type Step = 'idle' | 'inspecting' | 'ready' | 'unlocking' | 'unlocked' | 'decrypting' | 'cancelling';
+let step: Step = 'idle';
+let worker: Worker | undefined;
+let file: File | undefined;
+let format = '';
+let kernel = '';
+let payloadSize = 0;
+let sink: Sink | undefined;
+/** The sink's writes, one after the other, in payload order. */
+let writing: Promise<void> = Promise.resolve();
+let written = 0;
+let started = 0;
+let cancelTimer: ReturnType<typeof setTimeout> | undefined;
+
+const MiB = 1024 * 1024;
+const fmtSize = (n: number) => (n < MiB ? `${(n / 1024).toFixed(0)} KiB` : `${(n / MiB).toFixed(1)} MiB`);
+
+function say(status: string, error = ''): void {
+  statusLine.textContent = status;
+  errorLine.textContent = error;
+}
+
+function send(m: ToWorker, transfer: Transferable[] = []): void {
+  worker?.postMessage(m, transfer);
+}
+
+/** Starts over with `f`: a new worker (the old one, its source and any key go with `terminate`). */
+function open(f: File): void {
+  worker?.terminate();
+  void sink?.abort().catch(() => {});
+  sink = undefined;
+  clearTimeout(cancelTimer);
+  file = f;
+  header.hidden = true;
+  form.hidden = true;
+  runSection.hidden = true;
+  secret.value = '';
+  bek.value = '';
+  step = 'inspecting';
+  say(`Reading the header of ${f.name}…`);
+  worker = new DiskWorker({ name: 'disk' });
+  const mine = worker;
+  worker.onmessage = (e: MessageEvent<FromWorker>) => {
+    if (worker === mine) onMessage(e.data);
+  };
+  worker.onerror = (e) => {
+    if (worker === mine) fail(`The worker stopped: ${e.message}`);
+  };
+  send({ type: 'inspect', file: f });
+}
+
+function onMessage(m: FromWorker): void {
+  switch (m.type) {
+    case 'inspected':
+      inspected(m.format, m.dump, m.secrets);
+      break;
+    case 'unlocked':
+      unlocked(m.summary, m.kernel, m.payloadSize);
+      break;
+    case 'chunk':
+      chunk(m.buf, m.length);
+      break;
+    case 'done':
+      done();
+      break;
+    case 'cancelled':
+      cancelled();
+      break;
+    case 'error':
+      failed(m.message, m.wrongSecret);
+      break;
+  }
+}
+
+function inspected(name: string, text: string, secrets: readonly SecretChoice[]): void {
+  format = name;
+  formatName.textContent = name;
+  dump.textContent = text;
+  header.hidden = false;
+  kind.replaceChildren(...secrets.map((s) => new Option(choiceLabel(s), s)));
+  kindRow.hidden = secrets.length < 2;
+  showChoice();
+  ready(`${name} image. ${kindRow.hidden ? 'Type the passphrase' : 'Choose how to unlock it'}, then Unlock.`);
+}
+
+/** BitLocker calls its passphrase a password. */
+const choiceLabel = (s: SecretChoice) => (s === 'passphrase' && format === 'BitLocker' ? 'Password' : CHOICE_LABELS[s]);
+
+function showChoice(): void {
+  const k = kind.value as SecretChoice;
+  secretRow.hidden = k === 'startupKey' || k === 'none';
+  bekRow.hidden = k !== 'startupKey';
+  secretLabel.textContent = choiceLabel(k);
+  secret.type = k === 'recoveryPassword' ? 'text' : 'password';
+  secret.inputMode = k === 'recoveryPassword' ? 'numeric' : '';
+}
+
+/** Back to asking for the secret (after the header, a wrong secret, the end of a run). */
+function ready(status: string, error = ''): void {
+  step = 'ready';
+  form.hidden = false;
+  fields.disabled = false;
+  save.hidden = true;
+  cancel.hidden = true;
+  say(status, error);
+  (secretRow.hidden ? (bekRow.hidden ? unlockButton : bek) : secret).focus();
+}
+
+form.addEventListener('submit', (e) => {
+  e.preventDefault();
+  if (step !== 'ready') return;
+  const k = kind.value as SecretChoice;
+  let message: SecretMessage;
+  const transfer: Transferable[] = [];
+  if (k === 'startupKey') {
+    const f = bek.files?.[0];
+    if (!f) return say('', 'Choose the startup key (.BEK file) first.');
+    message = { kind: k, file: f };
+  } else if (k === 'none') {
+    message = { kind: k };
+  } else {
+    if (secret.value === '') return say('', `Type the ${choiceLabel(k).toLowerCase()} first.`);
+    const bytes = new TextEncoder().encode(secret.value).buffer;
+    // The bytes move to the worker (no copy here); the field is cleared once unlocked (a JS string
+    // itself cannot be wiped).
+    transfer.push(bytes);
+    message = { kind: k, bytes };
+  }
+  step = 'unlocking';
+  fields.disabled = true;
+  say('Unlocking… (deriving the key from the secret can take a few seconds)');
+  send({ type: 'unlock', secret: message }, transfer);
+});
+
+function unlocked(line: string, k: string, size: number): void {
+  step = 'unlocked';
+  kernel = k;
+  payloadSize = size;
+  secret.value = '';
+  bek.value = '';
+  summary.textContent = line;
+  runSection.hidden = false;
+  progress.max = Math.max(1, size);
+  progress.value = 0;
+  stats.textContent = `${fmtSize(size)} to decrypt · kernel ${k}`;
+  save.hidden = false;
+  save.disabled = false;
+  cancel.hidden = true;
+  say(`Unlocked. ${canPickFile() ? 'Choose where to save the plaintext.' : 'The plaintext will be downloaded.'}`);
+  save.focus();
+}
+
+save.addEventListener('click', async () => {
+  if (step !== 'unlocked' || !file) return;
+  const name = `${file.name.replace(/\.[^.]*$/, '')}.plain`;
+  save.disabled = true;
+  let s: Sink | undefined;
+  try {
+    // The picker must open straight from the click (it needs the user's gesture).
+    s = canPickFile() ? await pickFileSink(name) : downloadSink(name);
+  } catch (e) {
+    save.disabled = false;
+    return say('', `Cannot save there: ${(e as Error).message}`);
+  }
+  if (!s) {
+    save.disabled = false;
+    return say('Not saved: no file was chosen.');
+  }
+  sink = s;
+  writing = Promise.resolve();
+  written = 0;
+  started = performance.now();
+  step = 'decrypting';
+  save.hidden = true;
+  cancel.hidden = false;
+  cancel.disabled = false;
+  cancel.focus();
+  say(`Decrypting into ${s.where}…`);
+  send({ type: 'decrypt', chunkBytes: CHUNK_BYTES, depth: DEPTH });
+});
+
+function chunk(buf: ArrayBuffer, length: number): void {
+  const s = sink;
+  const w = worker;
+  writing = writing
+    .then(async () => {
+      if (!s || sink !== s) return; // cancelled or failed meanwhile: the chunk is dropped
+      await s.write(new Uint8Array(buf, 0, length));
+      written += length;
+      progress.value = written;
+      const ms = performance.now() - started;
+      const rate = ms > 0 ? `${(written / 1e6 / (ms / 1000)).toFixed(1)} MB/s` : '';
+      stats.textContent = `${fmtSize(written)} of ${fmtSize(payloadSize)} · ${rate} · kernel ${kernel}`;
+    })
+    .then(
+      () => w?.postMessage({ type: 'buffer', buf } satisfies ToWorker, [buf]),
+      (e) => {
+        new Uint8Array(buf).fill(0);
+        if (s && sink === s) stop(`Could not write the plaintext: ${(e as Error).message}. Nothing was saved.`);
+      },
+    );
+}
+
+/** What ended the run early: '' for Cancel, else the error to show. */
+let stopReason = '';
+/** The sink's abort, started when the run was stopped. */
+let aborting: Promise<void> = Promise.resolve();
+
+/**
+ * Stops a run: discards what the sink has (at once, not after the writes queued before it: a write may be
+ * what hangs) and asks the worker to stop and close the volume. The worker answers `cancelled`; if it does
+ * not within 5 s, it is ended.
+ */
+function stop(reason: string): void {
+  if (step !== 'decrypting') return;
+  step = 'cancelling';
+  stopReason = reason;
+  cancel.disabled = true;
+  const s = sink;
+  sink = undefined;
+  aborting = s ? s.abort().catch(() => {}) : Promise.resolve();
+  say(reason ? '' : 'Cancelling…', reason);
+  send({ type: 'cancel' });
+  cancelTimer = setTimeout(() => {
+    if (step === 'cancelling' && file) {
+      open(file);
+      say(reason ? '' : 'Cancelled: nothing was saved.', reason);
+    }
+  }, 5000);
+}
+
+cancel.addEventListener('click', () => stop(''));
+
+function done(): void {
+  const s = sink;
+  writing = writing.then(async () => {
+    if (step !== 'decrypting' || !s || sink !== s) return;
+    sink = undefined;
+    try {
+      await s.close();
+    } catch (e) {
+      await s.abort().catch(() => {});
+      return ready('', `Could not save the plaintext: ${(e as Error).message}. Nothing was saved.`);
+    }
+    const seconds = (performance.now() - started) / 1000;
+    progress.value = progress.max;
+    ready(
+      `Done: ${fmtSize(written)} of plaintext written to ${s.where} in ${seconds < 0.1 ? 'under 0.1' : seconds.toFixed(1)} s. ` +
+        'The key is wiped from memory; unlock again to decrypt again.',
+    );
+  });
+}
+
+function cancelled(): void {
+  clearTimeout(cancelTimer);
+  const reason = stopReason;
+  void aborting.then(() =>
+    reason ? ready('', reason) : ready('Cancelled: nothing was saved. The key is wiped from memory.'),
+  );
+}
+
+function failed(message: string, wrongSecret: boolean): void {
+  if (step === 'inspecting') {
+    step = 'idle';
+    say('', `${file?.name}: ${message}`);
+    return;
+  }
+  if (step === 'unlocking') {
+    const k = kind.value as SecretChoice;
+    ready('', wrongSecret ? `${WRONG[k]}: ${message}. Nothing was written.` : message);
+    if (!secretRow.hidden) secret.select();
+    return;
+  }
+  // Decrypting: reading the image failed; the worker has closed the volume. Nothing is kept.
+  clearTimeout(cancelTimer);
+  const s = sink;
+  sink = undefined;
+  const discard = s ? s.abort().catch(() => {}) : aborting;
+  void discard.then(() => ready('', `${message}. Nothing was saved.`));
+}
+
+function fail(message: string): void {
+  worker?.terminate();
+  worker = undefined;
+  step = 'idle';
+  void sink?.abort().catch(() => {});
+  sink = undefined;
+  say('', message);
+}
+
+kind.addEventListener('change', showChoice);
+image.addEventListener('change', () => {
+  const f = image.files?.[0];
+  if (f) open(f);
+});
+// Dropping a file anywhere on the page opens it (and never navigates away to it).
+document.addEventListener('dragover', (e) => {
+  e.preventDefault();
+  drop.classList.add('over');
+});
+document.addEventListener('dragleave', (e) => {
+  if (e.relatedTarget === null) drop.classList.remove('over');
+});
+document.addEventListener('drop', (e) => {
+  e.preventDefault();
+  drop.classList.remove('over');
+  const f = e.dataTransfer?.files[0];
+  if (f) open(f);
+});

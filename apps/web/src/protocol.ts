@@ -1,0 +1,57 @@
+// The messages between the page (main.ts) and its worker (worker.ts). The worker holds the image's
+// source, the unlocked volume and its key; the page only ever sees the header's text, the summary and the
+// plaintext chunks on their way to the file.
+
+/** What opens a volume, as the page asks for it. `volumeKey` (x-disk's `--key-file`) is not offered here. */
+export type SecretChoice = 'passphrase' | 'recoveryPassword' | 'startupKey' | 'none';
+
+/** The page's secret: typed text as UTF-8 bytes (transferred, so the page keeps no copy), or a .BEK file. */
+export type SecretMessage =
+  | { readonly kind: 'passphrase' | 'recoveryPassword'; readonly bytes: ArrayBuffer }
+  | { readonly kind: 'startupKey'; readonly file: File }
+  | { readonly kind: 'none' };
+
+export type ToWorker =
+  /** Detect the format of `file` and dump its header. */
+  | { readonly type: 'inspect'; readonly file: File }
+  /** Unlock the inspected image. */
+  | { readonly type: 'unlock'; readonly secret: SecretMessage }
+  /** Decrypt the whole payload, in chunks of about `chunkBytes`, `depth` of them in flight. */
+  | { readonly type: 'decrypt'; readonly chunkBytes: number; readonly depth: number }
+  /** A chunk buffer given back once the page has written it. */
+  | { readonly type: 'buffer'; readonly buf: ArrayBuffer }
+  /** Stop decrypting after the chunk being decrypted; close the volume. */
+  | { readonly type: 'cancel' };
+
+export type FromWorker =
+  | {
+      readonly type: 'inspected';
+      /** `LUKS1`, `LUKS2`, `BitLocker`, `FileVault 2`. */
+      readonly format: string;
+      /** The header as `x-luks dump` / `x-disk dump` print it. */
+      readonly dump: string;
+      /** The secrets this format takes, in the order to offer them. */
+      readonly secrets: readonly SecretChoice[];
+    }
+  | {
+      readonly type: 'unlocked';
+      /** x-disk's summary line: cipher, sector size, payload, what opened it, kernel. */
+      readonly summary: string;
+      readonly kernel: string;
+      readonly payloadSize: number;
+    }
+  /** Plaintext bytes `position … position + length` in `buf` (transferred; give it back with `buffer`). */
+  | { readonly type: 'chunk'; readonly buf: ArrayBuffer; readonly length: number; readonly position: number }
+  /** Every chunk has been sent and the volume is closed (its key wiped). */
+  | { readonly type: 'done' }
+  /** Stopped on `cancel`; the volume is closed (its key wiped). */
+  | { readonly type: 'cancelled' }
+  | {
+      readonly type: 'error';
+      /** The error's name (`WrongPassphraseError`, `HeaderError`, …). */
+      readonly name: string;
+      /** The message, without its `@x/<package>: ` prefix, as x-disk prints it. */
+      readonly message: string;
+      /** Whether it means "wrong secret" (nothing was unlocked). */
+      readonly wrongSecret: boolean;
+    };

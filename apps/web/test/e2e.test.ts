@@ -1,0 +1,408 @@
+// The page end to end, in a real browser: built by Vite (the app's own config), served from 127.0.0.1 by a
+// plain static server, opened in Debian's Chromium (headless, playwright-core). An image goes in through
+// the file input and the secret through the keyboard, as a person gives them; the plaintext is checked by
+// its SHA-256 where the page writes it: the download (Chromium without showSaveFilePicker) or a stand-in
+// for showSaveFilePicker's file that hashes what the page streams into it.
+// Without /usr/bin/chromium the tests are skipped with a notice, except under CI=true, where that fails;
+// the tests on cryptsetup-made volumes follow the same rule for cryptsetup.
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Container, cryptsetupRequirement, makeLuks2Container, removeAllContainers } from '@x/containers';
+import { describeBitlocker, readBitlockerHeader } from '@x/bitlocker';
+import { openFileSource } from '@x/byte-source/file';
+import { describeFileVault2, readFileVault2Header } from '@x/filevault2';
+import { describeHeader, readHeader } from '@x/luks';
+import { CHROMIUM, type Chromium, launchChromium } from '@x/testkit';
+import { bitlockerImages, FILEVAULT2_FACTS, fileVault2Image, startupKeyFiles } from '@x/testkit/disk-images';
+import { buildPage, SAMPLE, serve } from './harness.ts';
+
+const CI = ['true', '1'].includes((process.env.CI ?? '').toLowerCase());
+const have = existsSync(CHROMIUM);
+if (!have && CI)
+  it('chromium is installed (required under CI)', () => {
+    throw new Error(`${CHROMIUM} is missing; CI=true requires the browser test`);
+  });
+if (!have && !CI) it.skip(`skipped: ${CHROMIUM} is not installed`, () => {});
+const cs = cryptsetupRequirement();
+if (cs.failure)
+  it('cryptsetup is installed (required under CI)', () => {
+    throw new Error(cs.failure);
+  });
+if (cs.skipNotice) it.skip(cs.skipNotice, () => {});
+
+// Made by Windows and macOS (cryptsetup's test images), unpacked for this file's tests.
+const bitlk = bitlockerImages();
+const startupKeyImage = bitlk.images.find((i) => i.name === 'bitlk-aes-xts-128-startup-key')!;
+const fvault2 = fileVault2Image();
+
+const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+const MiB = 1024 * 1024;
+
+/** What the stand-in for showSaveFilePicker saw (window.__picker). */
+interface PickerState {
+  calls: number;
+  name: string;
+  writes: number;
+  bytes: number;
+  /** The write with this index (0-based) waits until the file is aborted; -1: none waits. */
+  holdAt: number;
+  held: boolean;
+  closed: boolean;
+  aborted: boolean;
+  sha256: string;
+}
+
+/**
+ * Replaces showSaveFilePicker with a file that keeps what is written (as Blobs, as a browser would) and
+ * hashes it on close(); abort() discards it and fails a held write, as a real stream's abort does.
+ * Runs in the page before its scripts.
+ */
+function installPicker(): void {
+  const state = {
+    calls: 0,
+    name: '',
+    writes: 0,
+    bytes: 0,
+    holdAt: -1,
+    held: false,
+    closed: false,
+    aborted: false,
+    sha256: '',
+  };
+  let release: ((e: Error) => void) | undefined;
+  Object.assign(window, {
+    __picker: state,
+    showSaveFilePicker: async (options: { suggestedName: string }) => {
+      state.calls++;
+      state.name = options.suggestedName;
+      let parts: Blob[] = [];
+      return {
+        name: options.suggestedName,
+        createWritable: async () => ({
+          async write(chunk: Uint8Array) {
+            if (state.writes === state.holdAt) {
+              state.held = true;
+              await new Promise((_, reject) => {
+                release = reject;
+              });
+            }
+            parts.push(new Blob([chunk as Uint8Array<ArrayBuffer>]));
+            state.writes++;
+            state.bytes += chunk.length;
+          },
+          async close() {
+            const digest = await crypto.subtle.digest('SHA-256', await new Blob(parts).arrayBuffer());
+            state.sha256 = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
+            state.closed = true;
+          },
+          async abort() {
+            state.aborted = true;
+            parts = [];
+            release?.(new DOMException('The write was aborted', 'AbortError'));
+          },
+        }),
+      };
+    },
+  });
+}
+
+/** Chromium has showSaveFilePicker; without it the page takes its download path, as in other browsers. */
+function removePicker(): void {
+  delete (window as { showSaveFilePicker?: unknown }).showSaveFilePicker;
+}
+
+describe.runIf(have)('the page in headless Chromium', () => {
+  let dist: Awaited<ReturnType<typeof buildPage>>;
+  let server: Awaited<ReturnType<typeof serve>>;
+  let browser: Chromium | undefined;
+  let dir: string;
+  let damaged: string;
+  let xts4k: Container | undefined;
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'x-web-e2e-'));
+    // The sample with its JSON area damaged in both header copies: readHeader must refuse it.
+    const bytes = new Uint8Array(await readFile(SAMPLE.path));
+    for (const at of [4096 + 64, 16384 + 4096 + 64]) bytes[at] ^= 0x20;
+    damaged = join(dir, 'damaged.img');
+    await writeFile(damaged, bytes);
+    [dist] = await Promise.all([
+      buildPage(),
+      cs.run
+        ? makeLuks2Container({
+            cipher: 'aes-xts-plain64',
+            keySize: 512,
+            sectorSize: 4096,
+            dataSize: 20 * MiB, // five 4 MiB chunks: the page's buffers go round more than once
+            passphrases: [randomBytes(8).toString('hex')],
+          }).then((c) => {
+            xts4k = c;
+          })
+        : undefined,
+    ]);
+    server = await serve(dist.dir);
+    browser = await launchChromium('x-web');
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    await dist?.remove();
+    await rm(dir, { recursive: true, force: true });
+    await removeAllContainers();
+  });
+
+  /** A fresh tab on the page; `picker`: the stand-in file of installPicker, else the download path. */
+  async function openPage(picker: boolean, viewport = { width: 1000, height: 900 }): Promise<Page> {
+    const page = await browser!.context.newPage();
+    await page.setViewportSize(viewport);
+    page.on('pageerror', (e) => problems.push(String(e)));
+    await page.addInitScript(picker ? installPicker : removePicker);
+    await page.goto(`${server.origin}/`);
+    return page;
+  }
+
+  /** Picks `path` in the file input and waits for the header (or an error). */
+  async function pick(page: Page, path: string): Promise<void> {
+    await page.setInputFiles('#image', path);
+    await page.waitForFunction(
+      () => !document.querySelector<HTMLElement>('#unlock')!.hidden || document.querySelector('#error')!.textContent,
+    );
+  }
+
+  /** Types the secret where the page has put the focus, and presses Enter. */
+  async function unlock(page: Page, secret: string): Promise<void> {
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('secret');
+    await page.keyboard.type(secret);
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(
+      () => !document.querySelector<HTMLElement>('#save')!.hidden || document.querySelector('#error')!.textContent,
+      null,
+      { timeout: 60_000 },
+    );
+  }
+
+  const text = (page: Page, selector: string) => page.$eval(selector, (e) => e.textContent ?? '');
+  const picker = (page: Page) => page.evaluate(() => (window as unknown as { __picker: PickerState }).__picker);
+  const waitStatus = (page: Page, start: string) =>
+    page.waitForFunction((s) => document.querySelector('#status')!.textContent!.startsWith(s), start, {
+      timeout: 60_000,
+    });
+
+  it('is static files that import no node: module', async () => {
+    const files = await readdir(dist.dir, { recursive: true });
+    expect(files.filter((f) => f.endsWith('.js')).length).toBe(1); // the worker is inside it (a blob: URL)
+    // (Guarded globalThis.process?.getBuiltinModule('node:…') calls of the libraries are not imports.)
+    const nodeImport = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*)\\?["'`]node:[a-z_/]+/;
+    for (const f of files.filter((f) => /\.(js|html)$/.test(f))) {
+      const found = nodeImport.exec(await readFile(join(dist.dir, f), 'utf8'));
+      expect(found?.[0], f).toBeUndefined();
+    }
+  });
+
+  it('opens the sample LUKS2 image: the header as x-luks dump prints it, the plaintext downloaded', async () => {
+    const page = await openPage(false);
+    await pick(page, SAMPLE.path);
+    expect(await text(page, '#error')).toBe('');
+    expect(await text(page, '#format')).toBe('LUKS2');
+    const expected = describeHeader(await readHeader(new Uint8Array(await readFile(SAMPLE.path))));
+    expect(await text(page, '#dump')).toBe(`${expected}\n`);
+    // The focus is visible where the page put it.
+    expect(await page.$eval('#secret', (e) => getComputedStyle(e).outlineStyle)).toBe('solid');
+
+    await unlock(page, SAMPLE.passphrase);
+    expect(await text(page, '#summary')).toBe(
+      'LUKS2 aes-xts-plain64, 4096-byte sectors, 64 KiB of payload at 524288, keyslot 0, kernel wasm-simd128',
+    );
+    expect(await page.$eval('#secret', (e) => (e as HTMLInputElement).value)).toBe('');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('save');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.keyboard.press('Enter')]);
+    await waitStatus(page, 'Done: 64 KiB of plaintext written to sample-luks2.plain (download)');
+    expect(download.suggestedFilename()).toBe('sample-luks2.plain');
+    expect(sha256(new Uint8Array(await readFile(await download.path())))).toBe(sha256(SAMPLE.plaintext()));
+    expect(
+      await page.$eval('#progress', (e) => [(e as HTMLProgressElement).value, (e as HTMLProgressElement).max]),
+    ).toEqual([65536, 65536]);
+    expect(await text(page, '#stats')).toMatch(/^64 KiB of 64 KiB · [\d.]+ MB\/s · kernel wasm-simd128$/);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('says a wrong passphrase plainly and writes nothing', async () => {
+    const page = await openPage(true);
+    let downloads = 0;
+    page.on('download', () => downloads++);
+    await pick(page, SAMPLE.path);
+    await unlock(page, 'not the passphrase');
+    expect(await text(page, '#error')).toBe(
+      'Wrong passphrase: no keyslot opens with this passphrase (tried 0). Nothing was written.',
+    );
+    expect(await page.$eval('#run', (e) => (e as HTMLElement).hidden)).toBe(true);
+    // Ready for another try: the focus back on the passphrase, its text selected for retyping.
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('secret');
+    expect((await picker(page)).calls).toBe(0);
+    expect(downloads).toBe(0);
+    await unlock(page, SAMPLE.passphrase);
+    expect(await text(page, '#error')).toBe('');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('gives a damaged image the message x-disk gives', async () => {
+    const page = await openPage(false);
+    await pick(page, damaged);
+    const why = await readHeader(new Uint8Array(await readFile(damaged))).then(
+      () => 'opened',
+      (e: Error) => `${e.name}: ${e.message}`,
+    );
+    expect(why).toMatch(/^HeaderError: @x\/luks: /);
+    expect(await text(page, '#error')).toBe(`damaged.img: ${why.replace(/^HeaderError: @x\/luks: /, '')}`);
+    expect(await page.$eval('#unlock', (e) => (e as HTMLElement).hidden)).toBe(true);
+    await page.close();
+  });
+
+  it.runIf(cs.run)(
+    'streams a cryptsetup-made aes-xts-plain64 volume with 4096-byte sectors into the picked file',
+    async () => {
+      const c = xts4k!;
+      const page = await openPage(true);
+      await pick(page, c.path);
+      expect(await text(page, '#format')).toBe('LUKS2');
+      await unlock(page, new TextDecoder().decode(c.passphrases[0]));
+      expect(await text(page, '#summary')).toMatch(
+        /^LUKS2 aes-xts-plain64, 4096-byte sectors, 20\.0 MiB of payload at \d+, keyslot 0, kernel wasm-simd128$/,
+      );
+      await page.click('#save');
+      await waitStatus(page, 'Done: 20.0 MiB of plaintext written to');
+      const p = await picker(page);
+      expect(p).toMatchObject({ calls: 1, writes: 5, bytes: 20 * MiB, closed: true, aborted: false });
+      expect(p.sha256).toBe(sha256(c.original));
+      expect(problems).toEqual([]);
+      await page.close();
+    },
+  );
+
+  it.runIf(cs.run)('Cancel stops a run, discards the file and wipes the key; a new run then completes', async () => {
+    const c = xts4k!;
+    const passphrase = new TextDecoder().decode(c.passphrases[0]);
+    const page = await openPage(true);
+    await pick(page, c.path);
+    await unlock(page, passphrase);
+    await page.evaluate(() => {
+      (window as unknown as { __picker: PickerState }).__picker.holdAt = 1; // the second chunk's write waits
+    });
+    await page.keyboard.press('Enter'); // on "Decrypt and save…"
+    await page.waitForFunction(() => (window as unknown as { __picker: PickerState }).__picker.held);
+    expect(await page.$eval('#progress', (e) => (e as HTMLProgressElement).value)).toBe(4 * MiB);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('cancel');
+    await page.keyboard.press('Enter');
+    await waitStatus(page, 'Cancelled: nothing was saved. The key is wiped from memory.');
+    expect(await picker(page)).toMatchObject({ writes: 1, closed: false, aborted: true });
+    expect(await page.$eval('#save', (e) => (e as HTMLElement).hidden)).toBe(true);
+
+    // The volume was closed: it takes the passphrase again, and then runs to the end.
+    await page.evaluate(() => {
+      Object.assign((window as unknown as { __picker: PickerState }).__picker, { holdAt: -1, writes: 0, bytes: 0 });
+    });
+    await unlock(page, passphrase);
+    await page.click('#save');
+    await waitStatus(page, 'Done: 20.0 MiB');
+    const p = await picker(page);
+    expect(p).toMatchObject({ calls: 2, writes: 5, bytes: 20 * MiB, closed: true });
+    expect(p.sha256).toBe(sha256(c.original));
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  /** The header as `x-disk dump` prints it, read in Node from the file. */
+  async function nodeDump(path: string, describe: (source: import('@x/byte-source').ByteSource) => Promise<string>) {
+    const source = await openFileSource(path);
+    try {
+      return `${await describe(source)}\n`;
+    } finally {
+      await source.close();
+    }
+  }
+
+  /** Clicks "Decrypt and save…" on the download path; returns the SHA-256 of the downloaded file. */
+  async function download(page: Page, done: string): Promise<string> {
+    const [file] = await Promise.all([page.waitForEvent('download', { timeout: 60_000 }), page.click('#save')]);
+    await waitStatus(page, done);
+    return sha256(new Uint8Array(await readFile(await file.path())));
+  }
+
+  it('opens a BitLocker image made by Windows with its startup key (.BEK), then with its recovery password', async () => {
+    const page = await openPage(false);
+    await pick(page, startupKeyImage.path);
+    expect(await text(page, '#format')).toBe('BitLocker');
+    expect(await text(page, '#dump')).toBe(
+      await nodeDump(startupKeyImage.path, async (s) => describeBitlocker(await readBitlockerHeader(s))),
+    );
+    expect(await page.$$eval('#kind option', (o) => o.map((e) => e.textContent))).toEqual([
+      'Password',
+      'Recovery password',
+      'Startup key (.BEK file)',
+      'No secret (clear key)',
+    ]);
+    await page.selectOption('#kind', 'startupKey');
+    await page.setInputFiles('#bek', startupKeyFiles(bitlk.dir).good);
+    await page.click('#unlock-button');
+    await page.waitForSelector('#save:not([hidden])');
+    expect(await text(page, '#summary')).toMatch(
+      /^BitLocker aes-xts-plain64, 512-byte sectors, [\d.]+ MiB, startup key.*, kernel wasm-simd128$/,
+    );
+    expect(await download(page, 'Done:')).toBe(startupKeyImage.sha256);
+
+    // The key is gone after the run; the recovery password opens the volume again.
+    await page.selectOption('#kind', 'recoveryPassword');
+    expect(await page.$eval('#secret', (e) => (e as HTMLInputElement).type)).toBe('text');
+    await page.fill('#secret', startupKeyImage.recoveryPassword);
+    await page.click('#unlock-button');
+    await page.waitForSelector('#save:not([hidden])');
+    expect(await text(page, '#summary')).toMatch(/, recovery password.*, kernel wasm-simd128$/);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('opens a FileVault 2 image made by macOS with its passphrase', async () => {
+    const page = await openPage(false);
+    await pick(page, fvault2);
+    expect(await text(page, '#format')).toBe('FileVault 2');
+    expect(await text(page, '#dump')).toBe(
+      await nodeDump(fvault2, async (s) => describeFileVault2(await readFileVault2Header(s))),
+    );
+    await unlock(page, FILEVAULT2_FACTS.passphrase);
+    expect(await text(page, '#summary')).toMatch(/^FileVault 2 .*160\.0 MiB, passphrase, kernel wasm-simd128$/);
+    expect(await download(page, 'Done: 160.0 MiB')).toBe(FILEVAULT2_FACTS.sha256);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('keeps its word on privacy: no network from the page or its worker; fits a 375 px wide screen', async () => {
+    const page = await openPage(false, { width: 375, height: 800 });
+    await pick(page, SAMPLE.path);
+    expect(await text(page, '.privacy')).toMatch(/never leave this machine/);
+    const csp = await page.$eval('meta[http-equiv="Content-Security-Policy"]', (e) => e.getAttribute('content'));
+    expect(csp).toContain("connect-src 'none'");
+    const tryFetch = (url: string) =>
+      fetch(url).then(
+        () => 'fetched',
+        (e: Error) => e.name,
+      );
+    const url = `${server.origin}/index.html`; // the page's own origin, which a server would log
+    expect(await page.evaluate(tryFetch, url)).toBe('TypeError');
+    const workers = page.workers();
+    expect(workers.length).toBe(1);
+    expect(workers[0].url()).toMatch(/^blob:/);
+    expect(await workers[0].evaluate(tryFetch, url)).toBe('TypeError');
+    // No sideways scrolling on a phone-sized screen.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    await page.close();
+  });
+});
