@@ -12,14 +12,14 @@
 // rounds add. Each command is timed from spawn to exit, writing a new file in a temporary directory
 // (removed right after); rounds rotate the order.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { cryptsetupStatus, makeLuks2Container, runCryptsetup } from '@x/containers';
+import { makeLuks2Container, runCryptsetup } from '@x/containers';
 import { timed } from './job.js';
 import { markdownTable, median } from './stats.js';
+import { openWorkdir } from './workdir.js';
 
 const MiB = 1 << 20;
 
@@ -34,26 +34,13 @@ interface Row {
 }
 
 export async function runDisk(rounds = 9): Promise<Record<string, number> | undefined> {
-  const cs = cryptsetupStatus();
-  if (!cs.available) {
-    console.log(`disk: skipped: ${cs.reason}\n`);
-    return undefined;
-  }
+  const w = await openWorkdir('disk', ['x-luks.js', 'x-disk.js']);
+  if (!w) return undefined;
+  const { cs, dir } = w;
+  const xluks = join(w.cli, 'x-luks.js');
+  const xdisk = join(w.cli, 'x-disk.js');
   const require = createRequire(import.meta.url);
-  const cli = join(dirname(require.resolve('@x/cli/package.json')), 'dist');
-  const xluks = join(cli, 'x-luks.js');
-  const xdisk = join(cli, 'x-disk.js');
-  if (!existsSync(xdisk)) {
-    console.log(`disk: skipped: ${xdisk} is not built (npm run build)\n`);
-    return undefined;
-  }
   const archive = join(dirname(require.resolve('@x/testkit/package.json')), 'fixtures', 'bitlk-images.tar.xz');
-  const dir = await mkdtemp(join(tmpdir(), 'x-aes-bench-disk-'));
-  const onSignal = () => {
-    rmSync(dir, { recursive: true, force: true });
-    process.exit(130);
-  };
-  process.once('SIGINT', onSignal);
   try {
     execFileSync('tar', ['xJSf', archive, '-C', dir, '--no-same-owner']);
     const images = join(dir, 'bitlk-images');
@@ -197,7 +184,6 @@ export async function runDisk(rounds = 9): Promise<Record<string, number> | unde
     );
     return Object.fromEntries(rows.map((row, i) => [`${row.name} ${row.volume}`, med[i]]));
   } finally {
-    process.off('SIGINT', onSignal);
-    await rm(dir, { recursive: true, force: true });
+    await w.close();
   }
 }

@@ -29,15 +29,14 @@
 // (decrypted with node:crypto's aes-256-xts under the volume key `luksDump --dump-volume-key` prints; and
 // cryptsetup's in-file image also with `x-luks decrypt`).
 import { createDecipheriv, randomBytes } from 'node:crypto';
-import { existsSync, rmSync } from 'node:fs';
-import { copyFile, mkdtemp, open, rm, stat, statfs, truncate, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { copyFile, open, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
 import nativeX64 from '@x/aes-native-x64';
-import { cryptsetupStatus, runCryptsetup } from '@x/containers';
+import { runCryptsetup } from '@x/containers';
 import { timed } from './job.js';
 import { markdownTable, median } from './stats.js';
+import { openWorkdir } from './workdir.js';
 
 const MiB = 1 << 20;
 const PASSPHRASE = 'x-aes bench passphrase';
@@ -226,36 +225,15 @@ export async function runEncrypt(options: EncryptOptions = {}): Promise<EncryptR
   if (!Number.isInteger(mib) || mib <= 0) throw new RangeError('bench: encrypt: mib must be a positive whole number');
   if (!Number.isInteger(rounds) || rounds < 3) throw new RangeError('bench: encrypt: rounds must be 3 or more');
   const size = mib * MiB;
-  const cs = cryptsetupStatus();
-  if (!cs.available) {
-    console.log(`encrypt: skipped: ${cs.reason}\n`);
-    return undefined;
-  }
-  const require = createRequire(import.meta.url);
-  const bin = join(dirname(require.resolve('@x/cli/package.json')), 'dist', 'x-luks.js');
-  if (!existsSync(bin)) {
-    console.log(`encrypt: skipped: ${bin} is not built (npm run build)\n`);
-    return undefined;
-  }
-  const dir = await mkdtemp(join(tmpdir(), 'x-aes-bench-encrypt-'));
-  const onSignal = () => {
-    rmSync(dir, { recursive: true, force: true });
-    process.exit(130);
-  };
-  process.once('SIGINT', onSignal);
+  const w = await openWorkdir('encrypt', ['x-luks.js']);
+  if (!w) return undefined;
+  const { cs, dir } = w;
+  const bin = join(w.cli, 'x-luks.js');
   const started = Date.now();
   try {
     // the plaintext, cryptsetup's working copy (+ 32 MiB), one x-luks image (+ 16 MiB), a scratch copy, and
     // x-luks's decryption of cryptsetup's image in the first round, with room to spare
-    const fs = await statfs(dir);
-    const free = fs.bavail * fs.bsize;
-    const need = 6 * size + 256 * MiB;
-    if (free < need) {
-      console.log(
-        `encrypt: skipped: ${dir} has ${(free / 2 ** 30).toFixed(1)} GiB free, it needs ${(need / 2 ** 30).toFixed(1)}\n`,
-      );
-      return undefined;
-    }
+    if (!(await w.hasRoom(6 * size + 256 * MiB))) return undefined;
     process.stderr.write(
       `encrypt: ${mib} MiB of random plaintext, x-luks against cryptsetup ${cs.version}, in ${dir} …\n`,
     );
@@ -455,7 +433,6 @@ export async function runEncrypt(options: EncryptOptions = {}): Promise<EncryptR
       seconds,
     };
   } finally {
-    process.off('SIGINT', onSignal);
-    await rm(dir, { recursive: true, force: true });
+    await w.close();
   }
 }

@@ -24,14 +24,13 @@
 // costs a host page fault per page: `cat` of the image took 1.5–2.3 s that way, 0.3 s right after a free.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, rmSync } from 'node:fs';
-import { copyFile, mkdtemp, open, rm, statfs, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { copyFile, open, rm, statfs, writeFile } from 'node:fs/promises';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
 import nativeX64 from '@x/aes-native-x64';
-import { cryptsetupStatus, makeLuks2Container, runCryptsetup } from '@x/containers';
+import { makeDetachedHeader, makeLuks2Container, reencryptDecryptArgs } from '@x/containers';
 import { markdownTable, median } from './stats.js';
+import { openWorkdir } from './workdir.js';
 
 const PASSPHRASE = 'x-aes bench passphrase';
 const MiB = 1 << 20;
@@ -106,49 +105,27 @@ async function makeVolume(dir: string, size: number) {
 /** Measures and prints the job table; returns the median milliseconds by tool (undefined when skipped). */
 export async function runJob(options: JobOptions): Promise<Record<string, number> | undefined> {
   const size = options.mib * MiB;
-  const cs = cryptsetupStatus();
-  if (!cs.available) {
-    console.log(`job: skipped: ${cs.reason}\n`);
-    return undefined;
-  }
-  const require = createRequire(import.meta.url);
-  const bin = join(dirname(require.resolve('@x/cli/package.json')), 'dist', 'x-luks.js');
-  if (!existsSync(bin)) {
-    console.log(`job: skipped: ${bin} is not built (npm run build)\n`);
-    return undefined;
-  }
-  const dir = await mkdtemp(join(tmpdir(), 'x-aes-bench-job-'));
-  const onSignal = () => {
-    rmSync(dir, { recursive: true, force: true });
-    process.exit(130);
-  };
-  process.once('SIGINT', onSignal);
+  const w = await openWorkdir('job', ['x-luks.js']);
+  if (!w) return undefined;
+  const { cs, dir } = w;
+  const bin = join(w.cli, 'x-luks.js');
   const started = Date.now();
   try {
     // The image, a payload copy, a working copy for cryptsetup and one output at a time, with room to spare.
-    const fs = await statfs(dir);
-    const free = fs.bavail * fs.bsize;
-    const need = 4 * size + 256 * MiB;
-    if (free < need) {
-      console.log(
-        `job: skipped: ${dir} has ${(free / 2 ** 30).toFixed(1)} GiB free, it needs ${(need / 2 ** 30).toFixed(1)}\n`,
-      );
-      return undefined;
-    }
+    if (!(await w.hasRoom(4 * size + 256 * MiB))) return undefined;
+    const fs = await statfs(dir); // its type, for the table
     process.stderr.write(
       `job: making a ${options.mib} MiB LUKS2 aes-xts-plain64 volume with cryptsetup ${cs.version} in ${dir} …\n`,
     );
     const { image, payloadOffset, volumeKey, want } = await makeVolume(dir, size);
     const imageBytes = payloadOffset + size;
     const pass = join(dir, 'pass');
-    const vk = join(dir, 'vk');
     const out = join(dir, 'out');
     const dataOrig = join(dir, 'data.orig');
     const hdrOrig = join(dir, 'hdr.orig');
     const data = join(dir, 'data');
     const hdr = join(dir, 'hdr');
     await writeFile(pass, PASSPHRASE);
-    await writeFile(vk, volumeKey, { mode: 0o600 });
 
     // cryptsetup's copy of the payload, and a detached header for it (offset 0, the same volume key).
     await timed('dd', [
@@ -159,33 +136,14 @@ export async function runJob(options: JobOptions): Promise<Record<string, number
       `skip=${payloadOffset}`,
       'status=none',
     ]);
-    await runCryptsetup([
-      'luksFormat',
-      '--type',
-      'luks2',
-      '--header',
-      hdrOrig,
-      '--offset',
-      '0',
-      '--volume-key-file',
-      vk,
-      '--cipher',
-      'aes-xts-plain64',
-      '--key-size',
-      '512',
-      '--sector-size',
-      '512',
-      '--pbkdf',
-      'pbkdf2',
-      '--pbkdf-force-iterations',
-      '1000',
-      '--key-file',
-      pass,
-      '--batch-mode',
-      '--disable-locks',
-      dataOrig,
-    ]);
-    await rm(vk);
+    await makeDetachedHeader({
+      header: hdrOrig,
+      data: dataOrig,
+      volumeKey,
+      cipher: 'aes-xts-plain64',
+      sectorSize: 512,
+      keyFile: pass,
+    });
 
     const env = { ...process.env };
     delete env.X_AES_KERNEL; // the default kernel, on its default path
@@ -211,19 +169,7 @@ export async function runJob(options: JobOptions): Promise<Record<string, number
       (extra: string[]): Tool['run'] =>
       async (check) => {
         await Promise.all([copyFile(dataOrig, data), copyFile(hdrOrig, hdr)]); // untimed: a fresh copy to decrypt in place
-        const r = await timed(cs.path!, [
-          'reencrypt',
-          '--decrypt',
-          '--force-offline-reencrypt',
-          ...extra,
-          '--header',
-          hdr,
-          data,
-          '--key-file',
-          pass,
-          '--batch-mode',
-          '--disable-locks',
-        ]);
+        const r = await timed(cs.path, reencryptDecryptArgs(hdr, data, pass, extra));
         if (check && (await sha256File(data)) !== want)
           throw new Error(`bench: cryptsetup ${extra.join(' ')} output differs from the original data`);
         await Promise.all([rm(data), rm(hdr)]);
@@ -335,7 +281,6 @@ export async function runJob(options: JobOptions): Promise<Record<string, number
     );
     return Object.fromEntries(tools.map((t, i) => [t.name, med[i]]));
   } finally {
-    process.off('SIGINT', onSignal);
-    await rm(dir, { recursive: true, force: true });
+    await w.close();
   }
 }

@@ -1,24 +1,11 @@
-// `x-luks decrypt --threads 1` against `--threads 2` (issue 15: on this 2-core machine with the
-// wasm-simd128 kernel, two threads ≥ 1.6× the single-thread rate), in one run with interleaved rounds.
-//
-// The volume is made by cryptsetup here (@x/containers): LUKS2, aes-xts-plain64 with cryptsetup's default
-// 512-bit key and 4096-byte sectors, 256 MiB of random payload (`mib`). The built command
-// (packages/cli/dist/x-luks.js) is given the volume key with --key-file, so that what is timed is reading,
-// decrypting and writing, not a key derivation, and X_AES_KERNEL=wasm-simd128 forces the kernel in every
-// thread. Each run writes a new file in a temporary directory under /tmp, removed right after; the first
-// run of each thread count is checked against the original data. Rounds alternate which count goes
-// first. Two rates per row: from spawn to exit (node's start, the threads' start, the whole volume), and
-// the command's own figure for the volume alone (`decrypted … in S s`: from the summary line to the
-// last byte written, so the threads' start is left out).
-import { existsSync, rmSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { cryptsetupStatus, makeLuks2Container } from '@x/containers';
+import { makeLuks2Container } from '@x/containers';
 import { timed } from './job.js';
 import { markdownTable, median } from './stats.js';
+import { openWorkdir } from './workdir.js';
 
 const MiB = 1 << 20;
 const KERNEL = 'wasm-simd128';
@@ -91,23 +78,10 @@ export async function runThreads(options: ThreadsOptions = {}): Promise<ThreadsR
   const counts = options.threads ?? [1, 2];
   if (!Number.isInteger(mib) || mib < 256) throw new RangeError('bench: threads: mib must be a whole number ≥ 256');
   if (!Number.isInteger(rounds) || rounds < 3) throw new RangeError('bench: threads: at least 3 rounds');
-  const cs = cryptsetupStatus();
-  if (!cs.available) {
-    console.log(`threads: skipped: ${cs.reason}\n`);
-    return undefined;
-  }
-  const require = createRequire(import.meta.url);
-  const bin = join(dirname(require.resolve('@x/cli/package.json')), 'dist', 'x-luks.js');
-  if (!existsSync(join(dirname(bin), 'decrypt-threads.js'))) {
-    console.log(`threads: skipped: ${bin} is not built with --threads (npm run build)\n`);
-    return undefined;
-  }
-  const dir = await mkdtemp(join(tmpdir(), 'x-aes-bench-threads-'));
-  const onSignal = () => {
-    rmSync(dir, { recursive: true, force: true });
-    process.exit(130);
-  };
-  process.once('SIGINT', onSignal);
+  const w = await openWorkdir('threads', ['x-luks.js', 'decrypt-threads.js']);
+  if (!w) return undefined;
+  const { cs, dir } = w;
+  const bin = join(w.cli, 'x-luks.js');
   try {
     process.stderr.write(`threads: making a LUKS2 volume of ${mib} MiB with cryptsetup ${cs.version} in ${dir} …\n`);
     const volume = await makeLuks2Container({
@@ -183,7 +157,6 @@ export async function runThreads(options: ThreadsOptions = {}): Promise<ThreadsR
       `Two busy threads got ${cpuScaling.toFixed(2)}× the work of one done in the same rounds (2.00× on two idle cores): the ceiling on this run.\n`;
     return { rows, ratio: two.ratio, cpuScaling, table };
   } finally {
-    process.off('SIGINT', onSignal);
-    await rm(dir, { recursive: true, force: true });
+    await w.close();
   }
 }
