@@ -14,7 +14,7 @@
 // LUKS2_disk_hdr_read), lib/luks2/luks2_json_metadata.c (LUKS2_hdr_validate and its hdr_validate_* checks,
 // validate_intervals), lib/luks2/luks2_keyslot.c (LUKS2_keyslots_validate), lib/luks2/luks2.h
 // (LUKS2_KEYSLOTS_MAX, LUKS2_MAX_KEYSLOTS_SIZE), lib/crypto_backend/pbkdf_check.c (Argon2 limits).
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { copyFile, mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { totalmem, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +28,7 @@ import {
   mapLimit,
   removeAllContainers,
   runCryptsetup,
+  resealLuks2Copy,
 } from '@x/containers';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
@@ -86,13 +87,7 @@ async function rewriteAreas(path: string, edit: (area: Uint8Array) => void, only
   for (const [i, off] of [0, hdr].entries()) {
     if (only !== undefined && i !== only) continue;
     edit(b.subarray(off + 4096, off + hdr));
-    b.fill(0, off + 448, off + 512);
-    b.set(
-      createHash('sha256')
-        .update(b.subarray(off, off + hdr))
-        .digest(),
-      off + 448,
-    );
+    resealLuks2Copy(b, off, hdr);
   }
   await writeFile(path, b);
 }

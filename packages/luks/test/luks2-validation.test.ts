@@ -9,7 +9,7 @@
 // luks2_keyslot_reenc.c), the JSON area checks of lib/luks2/luks2_disk_metadata.c and the json-c 0.16
 // tokenizer cryptsetup parses with; and the mutations of cryptsetup's own suite (tests/luks2-validation-test
 // and its tests/generators), each written again here as an edit of the JSON or of its text.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +20,7 @@ import {
   mapLimit,
   removeAllContainers,
   runCryptsetup,
+  resealLuks2Copy,
 } from '@x/containers';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { HeaderError, type Luks2Header, LuksError, openLuks, readHeader } from '../src/index.js';
@@ -52,13 +53,7 @@ function writeText(b: Uint8Array, off: number, text: string, size = hdrSize(b)):
 }
 
 function checksum(b: Uint8Array, off: number, size = hdrSize(b)): void {
-  b.fill(0, off + 448, off + 512);
-  b.set(
-    createHash('sha256')
-      .update(b.subarray(off, off + size))
-      .digest(),
-    off + 448,
-  );
+  resealLuks2Copy(b, off, size);
 }
 
 /** A copy of `base` with both JSON texts rewritten by `edit`. */

@@ -35,5 +35,5 @@ export {
   type PbkdfSpec,
 } from './luks.js';
 export { describeWithCryptsetup } from './suite.js';
-export { editLuks2Json, setLuks2SegmentCipher, type Luks2JsonEdit } from './rewrite.js';
+export { editLuks2Json, resealLuks2Copy, setLuks2SegmentCipher, type Luks2JsonEdit } from './rewrite.js';
 export { makeDetachedHeader, reencryptDecryptArgs, type DetachedHeaderSpec } from './offline.js';

@@ -49,6 +49,22 @@ function checksum(copy: Uint8Array, alg: string): Buffer {
 }
 
 /**
+ * Gives the LUKS2 header copy at `offset` of `image` (`size` bytes: its hdr_size) a fresh checksum in
+ * place, `alg` over the copy with the csum field zeroed, whatever the copy holds: for tests that change a
+ * header on purpose and need the JSON parser (ours, cryptsetup's) to be reached.
+ *
+ * @example
+ * ```ts
+ * image[4096 + 2] ^= 1;                   // a byte of the primary JSON area
+ * resealLuks2Copy(image, 0, 16384);       // its checksum holds again
+ * ```
+ */
+export function resealLuks2Copy(image: Uint8Array, offset: number, size: number, alg = 'sha256'): void {
+  const copy = image.subarray(offset, offset + size);
+  copy.set(checksum(copy, alg), CSUM_OFFSET);
+}
+
+/**
  * Checks one copy (magic, version 2, hdr_size, hdr_offset, its stored checksum) and returns its JSON;
  * a copy that is already damaged is refused rather than given a fresh checksum.
  */
