@@ -6,28 +6,20 @@
 // Without /usr/bin/chromium the tests are skipped with a notice, except under CI=true, where that fails;
 // the tests on cryptsetup-made volumes follow the same rule for cryptsetup.
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type Container, cryptsetupRequirement, makeLuks2Container, removeAllContainers } from '@x/containers';
 import { describeBitlocker, readBitlockerHeader } from '@x/bitlocker';
 import { openFileSource } from '@x/byte-source/file';
 import { describeFileVault2, readFileVault2Header } from '@x/filevault2';
 import { describeHeader, readHeader } from '@x/luks';
-import { CHROMIUM, type Chromium, launchChromium } from '@x/testkit';
+import { type Chromium, describeWithChromium, launchChromium } from '@x/testkit';
 import { bitlockerImages, FILEVAULT2_FACTS, fileVault2Image, startupKeyFiles } from '@x/testkit/disk-images';
 import { buildPage, SAMPLE, serve } from './harness.ts';
 
-const CI = ['true', '1'].includes((process.env.CI ?? '').toLowerCase());
-const have = existsSync(CHROMIUM);
-if (!have && CI)
-  it('chromium is installed (required under CI)', () => {
-    throw new Error(`${CHROMIUM} is missing; CI=true requires the browser test`);
-  });
-if (!have && !CI) it.skip(`skipped: ${CHROMIUM} is not installed`, () => {});
 const cs = cryptsetupRequirement();
 if (cs.failure)
   it('cryptsetup is installed (required under CI)', () => {
@@ -116,7 +108,7 @@ function removePicker(): void {
   delete (window as { showSaveFilePicker?: unknown }).showSaveFilePicker;
 }
 
-describe.runIf(have)('the page in headless Chromium', () => {
+describeWithChromium('the page in headless Chromium', () => {
   let dist: Awaited<ReturnType<typeof buildPage>>;
   let server: Awaited<ReturnType<typeof serve>>;
   let browser: Chromium | undefined;

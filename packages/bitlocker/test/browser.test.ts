@@ -4,25 +4,16 @@
 // and with its recovery password — key stretching, AES-CCM and the data on the page's own kernels, no
 // node: module involved. Without /usr/bin/chromium the test is skipped with a notice, except under
 // CI=true, where it fails.
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserBundle, CHROMIUM, type Chromium, launchChromium } from '@x/testkit';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { browserBundle, type Chromium, describeWithChromium, launchChromium } from '@x/testkit';
 import { bitlockerImages } from '@x/testkit/disk-images';
-
-const CI = ['true', '1'].includes((process.env.CI ?? '').toLowerCase());
-const have = existsSync(CHROMIUM);
-if (!have && CI)
-  it('chromium is installed (required under CI)', () => {
-    throw new Error(`${CHROMIUM} is missing; CI=true requires the browser test`);
-  });
-if (!have && !CI) it.skip(`skipped: ${CHROMIUM} is not installed`, () => {});
 
 const { images } = bitlockerImages();
 const image = images.find((i) => i.name === 'bitlk-aes-cbc-128')!;
 
-describe.runIf(have)('@x/bitlocker in headless Chromium', () => {
+describeWithChromium('@x/bitlocker in headless Chromium', () => {
   let server: Server;
   let origin: string;
   let browser: Chromium | undefined;

@@ -3,21 +3,13 @@
 // the page fetches a container, wraps it in a Blob and opens it with openLuks — no node: module involved.
 // Without /usr/bin/chromium the test is skipped with a notice, except under CI=true, where it fails.
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { convertToLuks1, cryptsetupRequirement, makeLuks2Container, removeAllContainers } from '@x/containers';
-import { CHROMIUM, type Chromium, launchChromium } from '@x/testkit';
+import { type Chromium, describeWithChromium, launchChromium } from '@x/testkit';
 
-const CI = ['true', '1'].includes((process.env.CI ?? '').toLowerCase());
-const have = existsSync(CHROMIUM);
-if (!have && CI)
-  it('chromium is installed (required under CI)', () => {
-    throw new Error(`${CHROMIUM} is missing; CI=true requires the browser test`);
-  });
-if (!have && !CI) it.skip(`skipped: ${CHROMIUM} is not installed`, () => {});
 const cs = cryptsetupRequirement();
 
 interface Image {
@@ -26,7 +18,7 @@ interface Image {
   original: Uint8Array;
 }
 
-describe.runIf(have)('@x/luks in headless Chromium', () => {
+describeWithChromium('@x/luks in headless Chromium', () => {
   const images = new Map<string, Image>();
   let server: Server;
   let origin: string;
