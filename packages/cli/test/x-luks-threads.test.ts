@@ -4,7 +4,7 @@
 // refuses.
 import { randomBytes } from 'node:crypto';
 import { copyFile, mkdtemp, readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   type Container,
@@ -13,6 +13,7 @@ import {
   makeLuks2Container,
   removeAllContainers,
 } from '@x/containers';
+import { kernels } from '@x/aes-kernels';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { luksFixture, runCli, sameBytes } from './helpers.js';
 
@@ -91,6 +92,26 @@ describeWithCryptsetup('x-luks decrypt --threads N on cryptsetup containers', ()
   afterAll(async () => {
     await removeAllContainers();
     await rm(dir, { recursive: true, force: true });
+  });
+
+  it('by default: one thread per core on the software kernels, one on a hardware AES kernel', async () => {
+    const cores = availableParallelism();
+    const { c, keyFile } = volumes[0]; // 16 MiB and a bit: more than one chunk
+    const soft = await runCli(['decrypt', c.path, '-', '--key-file', keyFile], {
+      env: { X_AES_KERNEL: 'wasm-simd128' },
+    });
+    expect(soft.code).toBe(0);
+    expect(soft.stderr).toMatch(
+      cores > 1 ? new RegExp(`kernel wasm-simd128 \\(${cores} threads\\)`) : /kernel wasm-simd128\n/,
+    );
+    const native = kernels().find((k) => k.startsWith('native-'));
+    if (native) {
+      const hard = await runCli(['decrypt', c.path, '-', '--key-file', keyFile], { env: { X_AES_KERNEL: native } });
+      expect(hard.code).toBe(0);
+      expect(hard.stderr).toMatch(new RegExp(`kernel ${native}[^\\n(]*\\n`));
+      expect(hard.stdout.equals(soft.stdout)).toBe(true);
+    }
+    expect(sameBytes(soft.stdout, c.original)).toBe(true);
   });
 
   it('writes the same bytes for N = 1, 2, 3, from the key file and from the passphrase', async () => {
