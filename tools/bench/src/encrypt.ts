@@ -33,7 +33,7 @@ import { copyFile, open, rm, stat, truncate, writeFile } from 'node:fs/promises'
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import nativeX64 from '@x/aes-native-x64';
-import { runCryptsetup } from '@x/containers';
+import { dumpVolumeKey, runCryptsetup } from '@x/containers';
 import { timed } from './job.js';
 import { markdownTable, median } from './stats.js';
 import { openWorkdir } from './workdir.js';
@@ -178,19 +178,8 @@ async function verifyPayload(image: string, header: string | undefined, pass: st
     image,
   ]);
   const { offset, describe } = await dumpOf(image, header);
-  const { stdout } = await runCryptsetup([
-    'luksDump',
-    '--dump-volume-key',
-    '--batch-mode',
-    '--disable-locks',
-    '--key-file',
-    pass,
-    ...headerArgs(header),
-    image,
-  ]);
-  const hex = /(?:MK dump|Volume key):\s*((?:[0-9a-f]{2}\s*)+)/.exec(stdout)?.[1].replace(/\s+/g, '');
-  if (hex?.length !== 128) throw new Error(`bench: no 512-bit volume key for ${image} in\n${stdout}`);
-  const key = Buffer.from(hex, 'hex');
+  const key = Buffer.from(await dumpVolumeKey(image, pass, header));
+  if (key.length !== 64) throw new Error(`bench: no 512-bit volume key for ${image}`);
   const iv = Buffer.alloc(16);
   try {
     const bad = await firstMismatch(image, offset, plain, size, (chunk, p, pos) => {

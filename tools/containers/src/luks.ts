@@ -169,14 +169,15 @@ export function parseVolumeKey(dump: string): Uint8Array {
 
 /**
  * Reads the volume key of a container with `cryptsetup luksDump --dump-volume-key`, unlocking a keyslot
- * with `keyFile`.
+ * with `keyFile`; `header`, a detached header of the data at `path`.
  *
  * @example
  * ```ts
  * const key = await dumpVolumeKey('/tmp/volume.img', '/tmp/volume.key');
+ * const detached = await dumpVolumeKey('/tmp/data.img', '/tmp/volume.key', '/tmp/header.img');
  * ```
  */
-export async function dumpVolumeKey(path: string, keyFile: string): Promise<Uint8Array> {
+export async function dumpVolumeKey(path: string, keyFile: string, header?: string): Promise<Uint8Array> {
   const { stdout } = await runCryptsetup([
     'luksDump',
     '--dump-volume-key',
@@ -184,6 +185,7 @@ export async function dumpVolumeKey(path: string, keyFile: string): Promise<Uint
     '--disable-locks',
     '--key-file',
     keyFile,
+    ...(header === undefined ? [] : ['--header', header]),
     path,
   ]);
   return parseVolumeKey(stdout);
