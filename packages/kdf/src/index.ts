@@ -10,8 +10,8 @@
  * no WebCrypto (an insecure browser context), a hash WebCrypto lacks (ripemd160, sha224), or a refusal
  * such as an empty passphrase. Argon2 runs on the runtime's native Argon2 where there is one (node:crypto's
  * `argon2`, Node ≥ 24.7, found at run time so that this module imports nothing from `node:`), else on
- * hash-wasm (WebAssembly, maintained, tested against the RFC vectors), loaded on first use: its 280 KB
- * module is most of what a PBKDF2 volume would otherwise load for nothing. hash-wasm keeps the Argon2
+ * hash-wasm (WebAssembly, maintained, tested against the RFC vectors), loaded on first use, and only its
+ * Argon2 build (30 KB; its index, 216 KB, holds every other hash too). hash-wasm keeps the Argon2
  * memory in one WebAssembly memory, which cannot grow past 4 GiB: {@link argon2Runtime} says how much it can
  * hold, and a larger memory is refused at once with a RangeError rather than failing deep inside.
  *
@@ -188,7 +188,18 @@ export function argon2Runtime(): Argon2Runtime {
     : { backend: 'hash-wasm', maxMemory: HASH_WASM_ARGON2_MAX_MEMORY };
 }
 
-let hashWasm: Promise<typeof import('hash-wasm')> | undefined;
+/** The two functions of hash-wasm this package uses. */
+type HashWasmArgon2 = Pick<typeof import('hash-wasm'), 'argon2i' | 'argon2id'>;
+let hashWasm: Promise<HashWasmArgon2> | undefined;
+
+/**
+ * hash-wasm's Argon2 build alone (30 KB), not its index (216 KB with every other hash): a UMD file, which
+ * Node, Bun, Deno and the bundlers import as CommonJS, its exports on `default`.
+ */
+async function loadHashWasmArgon2(): Promise<HashWasmArgon2> {
+  const mod = (await import('hash-wasm/dist/argon2.umd.min.js')) as HashWasmArgon2 & { default?: HashWasmArgon2 };
+  return typeof mod.argon2id === 'function' ? mod : mod.default!;
+}
 
 /**
  * Argon2i/Argon2id (version 0x13, as cryptsetup uses): node:crypto's native `argon2` when the runtime has
@@ -246,7 +257,7 @@ export async function argon2(
     hashLength: length,
     outputType: 'binary' as const,
   };
-  hashWasm ??= import('hash-wasm');
+  hashWasm ??= loadHashWasmArgon2();
   const { argon2i, argon2id } = await hashWasm;
   return p.type === 'argon2i' ? argon2i(options) : argon2id(options);
 }
