@@ -5,10 +5,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { convertToLuks1, cryptsetupRequirement, makeLuks2Container, removeAllContainers } from '@x/containers';
-import { type Chromium, describeWithChromium, launchChromium } from '@x/testkit';
+import { browserBundle, type Chromium, describeWithChromium, launchChromium } from '@x/testkit';
 
 const cs = cryptsetupRequirement();
 
@@ -28,17 +27,7 @@ describeWithChromium('@x/luks in headless Chromium', () => {
   const problems: string[] = [];
 
   beforeAll(async () => {
-    const esbuild = await import('esbuild');
-    const bundle = await esbuild.build({
-      entryPoints: [fileURLToPath(new URL('../src/index.ts', import.meta.url))],
-      bundle: true,
-      format: 'esm',
-      platform: 'browser',
-      target: 'es2022',
-      conditions: ['source'],
-      write: false,
-    });
-    const js = bundle.outputFiles[0].text;
+    const js = await browserBundle('@x/luks', import.meta.dirname);
     expect(js).not.toMatch(/from\s*["']node:/);
 
     const text = await readFile(new URL('fixtures/sample.txt', import.meta.url));
