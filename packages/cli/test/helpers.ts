@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
+import { bundleNodeCommands } from '@x/testkit';
 
 const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
 const SOURCES = { 'x-luks': '../src/x-luks.ts', 'x-disk': '../src/x-disk.ts' } as const;
@@ -22,30 +23,19 @@ let built: Promise<{ dir: string; bins: Record<Command, string> }> | undefined;
 
 function buildCommands(): Promise<{ dir: string; bins: Record<Command, string> }> {
   built ??= (async () => {
-    const esbuild = await import('esbuild');
     // inside this package's node_modules, so that the bundles' require() of the optional native kernel
     // packages (@x/aes-kernels loads them at run time, they are not bundled) finds them as installed
     const cache = join(PACKAGE, 'node_modules', '.cache');
     await mkdir(cache, { recursive: true });
     const dir = await mkdtemp(join(cache, 'x-cli-bin-'));
-    await esbuild.build({
-      entryPoints: Object.fromEntries(
-        Object.entries(SOURCES).map(([name, src]) => [name, fileURLToPath(new URL(src, import.meta.url))]),
-      ),
-      outdir: dir,
-      outExtension: { '.js': '.mjs' },
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      conditions: ['source'],
-      logLevel: 'error',
-      // hash-wasm's UMD build and Node's createRequire need a require() inside an ES module
-      banner: {
-        js: "import { createRequire as __xCliCreateRequire } from 'node:module'; const require = __xCliCreateRequire(import.meta.url);",
+    const bins = await bundleNodeCommands(
+      {
+        'x-luks': fileURLToPath(new URL(SOURCES['x-luks'], import.meta.url)),
+        'x-disk': fileURLToPath(new URL(SOURCES['x-disk'], import.meta.url)),
       },
-    });
-    return { dir, bins: { 'x-luks': join(dir, 'x-luks.mjs'), 'x-disk': join(dir, 'x-disk.mjs') } };
+      dir,
+    );
+    return { dir, bins };
   })();
   return built;
 }

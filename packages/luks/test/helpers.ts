@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
+import { bundleNodeCommands } from '@x/testkit';
 
 const SOURCE = fileURLToPath(new URL('../../cli/src/x-luks.ts', import.meta.url));
 
@@ -16,23 +17,8 @@ let built: Promise<{ dir: string; bin: string }> | undefined;
 
 function buildCli(): Promise<{ dir: string; bin: string }> {
   built ??= (async () => {
-    const esbuild = await import('esbuild');
     const dir = await mkdtemp(join(tmpdir(), 'x-luks-cli-bin-'));
-    const bin = join(dir, 'x-luks.mjs');
-    await esbuild.build({
-      entryPoints: [SOURCE],
-      outfile: bin,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      conditions: ['source'],
-      logLevel: 'error',
-      // hash-wasm's UMD build and Node's createRequire need a require() inside an ES module
-      banner: {
-        js: "import { createRequire as __xLuksCreateRequire } from 'node:module'; const require = __xLuksCreateRequire(import.meta.url);",
-      },
-    });
+    const { 'x-luks': bin } = await bundleNodeCommands({ 'x-luks': SOURCE }, dir);
     return { dir, bin };
   })();
   return built;

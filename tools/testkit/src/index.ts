@@ -6,7 +6,7 @@
  */
 export { allocationReport } from './alloc.js';
 export { blocksOnly } from './blocks-only.js';
-export { browserBundle, WASM_BASE64_MAGIC } from './bundle.js';
+export { browserBundle, bundleNodeCommands, WASM_BASE64_MAGIC } from './bundle.js';
 export { CHROMIUM, type Chromium, describeWithChromium, launchChromium } from './chromium.js';
 export { testedKernels } from './kernels.js';
 export { assertBytes, backing, hex, outside, placed, random, toHex } from './bytes.js';
