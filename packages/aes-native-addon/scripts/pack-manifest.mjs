@@ -2,17 +2,18 @@
 /**
  * The published manifest differs from the workspace one, as @parcel/watcher's does: `npm ci` on x64
  * refuses a workspace package whose own package.json names a foreign `cpu`, so the platform fields are
- * added only while packing.
+ * added only while packing. They are what the prebuilt binary needs (`os`, `cpu`, `libc`): npm then skips
+ * the package, as an optional dependency, wherever the binary could not load. The published package has
+ * no install script and no binding.gyp, so npm never compiles anything on a user's machine.
  *
  * Shared by the native kernel packages; run from the package being packed:
  *
- *   node ../aes-native-addon/scripts/pack-manifest.mjs apply --cpu arm64 --os darwin,linux [--install]
- *            (prepack) saves package.json as package.json.workspace and adds "cpu", "os" and, with
- *            --install, "scripts.install": "node-gyp-build" (which finds the prebuilt binary, or builds
- *            from binding.gyp where there is none), dropping "gypfile": false, which exists only to stop
- *            npm running node-gyp in the workspace
- *   node ../aes-native-addon/scripts/pack-manifest.mjs restore                               (postpack)
- *            puts the workspace package.json back
+ *   node ../aes-native-addon/scripts/pack-manifest.mjs apply --cpu arm64 --os linux --libc glibc
+ *            (prepack) saves package.json as package.json.workspace and adds "cpu", "os" and "libc"
+ *   node ../aes-native-addon/scripts/pack-manifest.mjs restore                  (postpack, postpublish)
+ *            puts the workspace package.json back; in the postpack of `npm publish`, not yet: npm reads
+ *            package.json again after packing, and what it reads then is the registry's metadata of the
+ *            version (the fields npm looks at before it downloads anything), so postpublish restores it
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -23,27 +24,25 @@ const saved = path.resolve('package.json.workspace');
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { cpu: { type: 'string' }, os: { type: 'string' }, install: { type: 'boolean', default: false } },
+  options: { cpu: { type: 'string' }, os: { type: 'string' }, libc: { type: 'string' } },
 });
 const [command] = positionals;
-if (command === 'apply' && values.cpu && values.os) {
+if (command === 'apply' && values.cpu && values.os && values.libc) {
   if (existsSync(saved)) throw new Error(`${saved} exists; run "restore" first`);
   const text = readFileSync(manifest, 'utf8');
   writeFileSync(saved, text);
   const pkg = JSON.parse(text);
-  delete pkg.gypfile;
-  const published = {
-    ...pkg,
-    os: values.os.split(','),
-    cpu: values.cpu.split(','),
-    ...(values.install ? { scripts: { install: 'node-gyp-build', ...pkg.scripts } } : {}),
-  };
+  const published = { ...pkg, os: values.os.split(','), cpu: values.cpu.split(','), libc: values.libc.split(',') };
   writeFileSync(manifest, `${JSON.stringify(published, null, 2)}\n`);
-  console.log(`package.json: added os, cpu${values.install ? ' and scripts.install' : ''} for publishing`);
+  console.log('package.json: added os, cpu and libc for publishing');
 } else if (command === 'restore') {
-  if (existsSync(saved)) renameSync(saved, manifest);
-  console.log('package.json: workspace version restored');
+  if (process.env.npm_lifecycle_event === 'postpack' && process.env.npm_command === 'publish') {
+    console.log('package.json: kept for publishing (postpublish restores it)');
+  } else {
+    if (existsSync(saved)) renameSync(saved, manifest);
+    console.log('package.json: workspace version restored');
+  }
 } else {
-  console.error('usage: node pack-manifest.mjs apply --cpu CPU --os OS[,OS] [--install] | restore');
+  console.error('usage: node pack-manifest.mjs apply --cpu CPU --os OS[,OS] --libc LIBC | restore');
   process.exit(2);
 }

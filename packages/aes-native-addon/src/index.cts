@@ -15,12 +15,6 @@ import type {
   NativeKeyedKernel,
   NativePolyval,
 } from './types.js';
-import path = require('node:path');
-
-/** The directory holding `aes_native.h` and `addon.c`, for a kernel's build (binding.gyp's include_dirs). */
-const include: string = path.join(__dirname, '..', 'native');
-/** The glue's C source, compiled into every native kernel's binary. */
-const addonSource: string = path.join(include, 'addon.c');
 
 /** A path as native/addon.c describes it: whether it runs here, and which optional entries it has. */
 interface BuiltPath {
@@ -221,4 +215,4 @@ function createNativeKernel<Name extends string>(options: NativeKernelOptions<Na
   };
 }
 
-export = { include, addonSource, createNativeKernel };
+export = { createNativeKernel };

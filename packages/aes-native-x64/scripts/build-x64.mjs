@@ -34,7 +34,7 @@ export const CFLAGS = ['-std=c11', '-O3', '-fPIC', '-fvisibility=hidden', '-Wall
 /** Why this machine cannot build the binary, or undefined when it can. */
 export function cannotBuild() {
   if (process.platform !== 'linux' || process.arch !== 'x64') {
-    return `builds linux-x64 only (this is ${process.platform}-${process.arch}; binding.gyp builds elsewhere)`;
+    return `builds linux-x64 only (this is ${process.platform}-${process.arch})`;
   }
   if (spawnSync('sh', ['-c', 'command -v "$1" >/dev/null', 'sh', CC]).status !== 0) {
     return `no C compiler (${CC}; Debian: apt-get install build-essential)`;

@@ -19,7 +19,7 @@ import type { NativeKernel } from '@x/aes-native-addon/types';
 import path = require('node:path');
 import native = require('@x/aes-native-addon');
 
-const x64 = native.createNativeKernel({
+const { kernel, kernelOn, paths, nativeCallCount } = native.createNativeKernel({
   name: 'native-x64',
   prefix: '@x/aes-native-x64',
   dir: path.join(__dirname, '..'),
@@ -86,10 +86,6 @@ interface NativeX64Exports {
   nativeCallCount(): number;
 }
 
-// An object literal, so that Node's ESM loader (cjs-module-lexer) sees every name as a named export.
-export = {
-  kernel: x64.kernel,
-  kernelOn: x64.kernelOn,
-  paths: x64.paths,
-  nativeCallCount: x64.nativeCallCount,
-} as NativeX64Exports;
+// An object literal of shorthand properties: the one shape in which Node's ESM loader (cjs-module-lexer)
+// sees every name as a named export (`kernel: x64.kernel` stops it at the first member expression).
+export = { kernel, kernelOn, paths, nativeCallCount } as NativeX64Exports;
