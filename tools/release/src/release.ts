@@ -264,6 +264,16 @@ async function cbcAgreesIn(project: Project): Promise<void> {
   expect(r.code === 0 && r.stderr.trim() === '', `CBC against node:crypto: exit ${r.code}\n${r.stderr}`);
 }
 
+/** `import { kernel, kernelOn, paths, nativeCallCount } from '@x/aes-native-x64'` in an ES module. */
+async function nativeNamedExportsIn(project: Project): Promise<void> {
+  const script = `
+    import { kernel, kernelOn, nativeCallCount, paths } from '@x/aes-native-x64';
+    if (!kernel.isAvailable() || !kernelOn('aesni').isAvailable()) throw new Error('native-x64 unavailable');
+    console.log(JSON.stringify({ paths: paths().length, calls: nativeCallCount() }));`;
+  const r = await project.node(['--input-type=module', '-e', script]);
+  expect(r.code === 0 && r.stderr.trim() === '', `ESM named exports of @x/aes-native-x64: exit ${r.code}\n${r.stderr}`);
+}
+
 async function installs(): Promise<void> {
   const native = X64_LINUX ? 'native-x64' : undefined;
   await pool(['@x/cbc', '@x/xts', '@x/luks', '@x/cli'], 2, async (name) => {
@@ -277,7 +287,10 @@ async function installs(): Promise<void> {
       );
       const kernels = await kernelsIn(project);
       if (native) expect(kernels[0] === native, `kernels(): ${JSON.stringify(kernels)}`);
-      if (name === '@x/cbc') await cbcAgreesIn(project);
+      if (name === '@x/cbc') {
+        await cbcAgreesIn(project);
+        if (native) await nativeNamedExportsIn(project);
+      }
       if (name === '@x/cli') {
         copyFileSync(SAMPLE, path.join(project.dir, 'sample-luks2.img'));
         write(path.join(project.dir, 'pass'), SAMPLE_PASSPHRASE);
