@@ -7,7 +7,16 @@
 export { allocationReport } from './alloc.js';
 export { blocksOnly } from './blocks-only.js';
 export { browserBundle, bundleNodeCommands, WASM_BASE64_MAGIC } from './bundle.js';
-export { CHROMIUM, type Chromium, describeWithChromium, launchChromium } from './chromium.js';
+export {
+  BROWSER_TIMEOUT,
+  BROWSER_LABELS,
+  BROWSERS,
+  type BrowserName,
+  type BrowserRequirement,
+  browserRequirement,
+  describeWithBrowsers,
+  launchBrowser,
+} from './browsers.js';
 export { testedKernels } from './kernels.js';
 export { assertBytes, backing, hex, outside, placed, random, toHex } from './bytes.js';
 export { dmCryptIv } from './dm-iv.js';
