@@ -1,30 +1,28 @@
-// @x/bitlocker in a real browser: the package (bundled from its TypeScript sources with esbuild, so the
-// test needs no build) is served from 127.0.0.1 to Debian's Chromium, headless, driven by playwright-core;
-// the page fetches a BitLocker image made by Windows, wraps it in a Blob and opens it with its password
-// and with its recovery password — key stretching, AES-CCM and the data on the page's own kernels, no
-// node: module involved. Without /usr/bin/chromium the test is skipped with a notice, except under
-// CI=true, where it fails.
+// @x/bitlocker in real browsers: the package (bundled from its TypeScript sources with esbuild, so the
+// test needs no build) is served from 127.0.0.1 to Debian's Chromium and Firefox ESR, headless, each driven
+// by puppeteer-core; the page fetches a BitLocker image made by Windows, wraps it in a Blob and opens it
+// with its password and with its recovery password — key stretching, AES-CCM and the data on the page's
+// own kernels, no node: module involved. The same tests run in each browser. Without a browser its tests
+// are skipped with a notice, except under CI=true, where they fail.
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
+import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { browserBundle, type Chromium, describeWithChromium, launchChromium } from '@x/testkit';
+import { BROWSER_TIMEOUT, browserBundle, describeWithBrowsers, launchBrowser } from '@x/testkit';
 import { bitlockerImages } from '@x/testkit/disk-images';
 
 const { images } = bitlockerImages();
 const image = images.find((i) => i.name === 'bitlk-aes-cbc-128')!;
 
-describeWithChromium('@x/bitlocker in headless Chromium', () => {
-  let server: Server;
-  let origin: string;
-  let browser: Chromium | undefined;
-  let page: import('playwright-core').Page;
-  const problems: string[] = [];
+/** The bundle and the image on a server, made once for the browsers that run (the first asks for it). */
+let served: Promise<{ server: Server; origin: string }> | undefined;
 
-  beforeAll(async () => {
+function serveImage() {
+  served ??= (async () => {
     const js = await browserBundle('@x/bitlocker', import.meta.dirname);
     expect(js).not.toMatch(/from\s*["']node:/);
     const bytes = await readFile(image.path);
-    server = createServer((req, res) => {
+    const server = createServer((req, res) => {
       if (req.url === '/') {
         res
           .writeHead(200, { 'content-type': 'text/html' })
@@ -40,18 +38,33 @@ describeWithChromium('@x/bitlocker in headless Chromium', () => {
       }
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-    browser = await launchChromium('x-bitlocker');
-    page = await browser.context.newPage();
+    return { server, origin: `http://127.0.0.1:${(server.address() as { port: number }).port}` };
+  })();
+  return served;
+}
+
+afterAll(async () => {
+  const s = await served?.catch(() => undefined);
+  await new Promise((r) => (s ? s.server.close(r) : r(undefined)));
+}, BROWSER_TIMEOUT);
+
+describeWithBrowsers('@x/bitlocker', (browserName) => {
+  let browser: Browser | undefined;
+  let page: Page;
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    const { origin } = await serveImage();
+    browser = await launchBrowser(browserName);
+    page = await browser.newPage();
     page.on('pageerror', (e) => problems.push(String(e)));
     await page.goto(`${origin}/`);
-    await page.waitForFunction(() => 'bde' in window, null, { timeout: 30_000 });
-  }, 120_000);
+    await page.waitForFunction(() => 'bde' in window, { timeout: 300_000, polling: 100 });
+  }, BROWSER_TIMEOUT);
 
   afterAll(async () => {
     await browser?.close();
-    await new Promise((r) => (server ? server.close(r) : r(undefined)));
-  });
+  }, BROWSER_TIMEOUT);
 
   function openInPage(secret: { passphrase?: string; recoveryPassword?: string }) {
     return page.evaluate(async (secret) => {

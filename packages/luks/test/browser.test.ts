@@ -1,13 +1,15 @@
-// @x/luks in a real browser: the package (bundled from its TypeScript sources with esbuild, so the test
-// needs no build) is served from 127.0.0.1 to Debian's Chromium, headless, driven by playwright-core;
-// the page fetches a container, wraps it in a Blob and opens it with openLuks — no node: module involved.
-// Without /usr/bin/chromium the test is skipped with a notice, except under CI=true, where it fails.
+// @x/luks in real browsers: the package (bundled from its TypeScript sources with esbuild, so the test
+// needs no build) is served from 127.0.0.1 to Debian's Chromium and Firefox ESR, headless, each driven by
+// puppeteer-core; the page fetches a container, wraps it in a Blob and opens it with openLuks — no node:
+// module involved. The same tests run in each browser. Without a browser its tests are skipped with a
+// notice, except under CI=true, where they fail.
 import { createHash, randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
+import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { convertToLuks1, cryptsetupRequirement, makeLuks2Container, removeAllContainers } from '@x/containers';
-import { browserBundle, type Chromium, describeWithChromium, launchChromium } from '@x/testkit';
+import { BROWSER_TIMEOUT, browserBundle, describeWithBrowsers, launchBrowser } from '@x/testkit';
 
 const cs = cryptsetupRequirement();
 
@@ -17,19 +19,15 @@ interface Image {
   original: Uint8Array;
 }
 
-describeWithChromium('@x/luks in headless Chromium', () => {
-  const images = new Map<string, Image>();
-  let server: Server;
-  let origin: string;
-  let browser: Chromium | undefined;
-  let context: import('playwright-core').BrowserContext;
-  let page: import('playwright-core').Page;
-  const problems: string[] = [];
+/** The images, the bundle and the server, made once for the browsers that run (the first asks for them). */
+let served: Promise<{ server: Server; origin: string; images: Map<string, Image> }> | undefined;
 
-  beforeAll(async () => {
+function serveImages() {
+  served ??= (async () => {
     const js = await browserBundle('@x/luks', import.meta.dirname);
     expect(js).not.toMatch(/from\s*["']node:/);
 
+    const images = new Map<string, Image>();
     const text = await readFile(new URL('fixtures/sample.txt', import.meta.url));
     const sample = new Uint8Array(64 * 1024);
     sample.set(text);
@@ -52,7 +50,7 @@ describeWithChromium('@x/luks in headless Chromium', () => {
       images.set('luks1-cbc', { bytes: new Uint8Array(await readFile(v1.path)), passphrase, original: c.original });
     }
 
-    server = createServer((req, res) => {
+    const server = createServer((req, res) => {
       const url = req.url ?? '/';
       if (url === '/') {
         res
@@ -69,21 +67,36 @@ describeWithChromium('@x/luks in headless Chromium', () => {
       }
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    return { server, origin: `http://127.0.0.1:${(server.address() as { port: number }).port}`, images };
+  })();
+  return served;
+}
 
-    browser = await launchChromium('x-luks');
-    context = browser.context;
-    page = await context.newPage();
+afterAll(async () => {
+  const s = await served?.catch(() => undefined);
+  await new Promise((r) => (s ? s.server.close(r) : r(undefined)));
+  await removeAllContainers();
+}, BROWSER_TIMEOUT);
+
+describeWithBrowsers('@x/luks', (browserName) => {
+  let images: Map<string, Image>;
+  let browser: Browser | undefined;
+  let page: Page;
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    const s = await serveImages();
+    images = s.images;
+    browser = await launchBrowser(browserName);
+    page = await browser.newPage();
     page.on('pageerror', (e) => problems.push(String(e)));
-    await page.goto(`${origin}/`);
-    await page.waitForFunction(() => 'luks' in window, null, { timeout: 30_000 });
-  }, 120_000);
+    await page.goto(`${s.origin}/`);
+    await page.waitForFunction(() => 'luks' in window, { timeout: 300_000, polling: 100 });
+  }, BROWSER_TIMEOUT);
 
   afterAll(async () => {
     await browser?.close();
-    await new Promise((r) => (server ? server.close(r) : r(undefined)));
-    await removeAllContainers();
-  });
+  }, BROWSER_TIMEOUT);
 
   /** Opens image `name` from a Blob in the page; returns what the page saw and the plaintext's SHA-256. */
   function openInPage(name: string, passphrase: string) {
