@@ -34,10 +34,12 @@ const TYPES: Record<string, string> = {
   '.svg': 'image/svg+xml',
 };
 
-/** Serves the files of `dir` on 127.0.0.1 (a free port); `/` is index.html. */
-export async function serve(dir: string): Promise<{ origin: string; close(): Promise<void> }> {
+/** Serves the files of `dir` on 127.0.0.1 (a free port); `/` is index.html. `requests`: every URL asked for. */
+export async function serve(dir: string): Promise<{ origin: string; requests: string[]; close(): Promise<void> }> {
   const root = normalize(dir) + sep;
+  const requests: string[] = [];
   const server = createServer(async (req, res) => {
+    requests.push(req.url ?? '/');
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
     const file = normalize(join(root, path === '/' ? 'index.html' : path));
     if (!file.startsWith(root)) return void res.writeHead(403).end();
@@ -51,6 +53,7 @@ export async function serve(dir: string): Promise<{ origin: string; close(): Pro
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     origin: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    requests,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
