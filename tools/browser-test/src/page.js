@@ -1,7 +1,7 @@
-// Runs in Chromium. Loaded by src/run.ts from a page whose import map points every @x package at its
-// built dist/. Exposes window.xaes.run(cases): each case runs through @x/cbc (with the kernel the page
-// asks for), through the wasm-simd128 kernel contract directly, and through @x/ctr, @x/gcm and @x/hctr2
-// (the kernel's ctr and POLYVAL); and window.xaes.adiantum(cases): Adiantum and HPolyC through
+// Runs in the browser (Chromium, Firefox). Loaded by src/run.ts from a page whose import map points every
+// @x package at its built dist/. Exposes window.xaes.run(cases): each case runs through @x/cbc (with the
+// kernel the page asks for), through the wasm-simd128 kernel contract directly, and through @x/ctr, @x/gcm
+// and @x/hctr2 (the kernel's ctr and POLYVAL); and window.xaes.adiantum(cases): Adiantum and HPolyC through
 // @x/adiantum (with the kernel the page asks for) and through @x/adiantum/portable. Results go back as
 // base64.
 import * as adiantum from '@x/adiantum';

@@ -1,7 +1,7 @@
 /**
  * The browser test: serves the built dist/ of every @x package from a node:http server on 127.0.0.1
- * (an import map resolves the bare names), drives Debian's Chromium headless through playwright-core,
- * and checks NIST vectors and random cases through @x/cbc, @x/ctr, @x/gcm and @x/hctr2 on the wasm-simd128
+ * (an import map resolves the bare names), drives Debian's Chromium and Firefox ESR headless through
+ * puppeteer-core, one after the other, and checks in each NIST vectors and random cases through @x/cbc, @x/ctr, @x/gcm and @x/hctr2 on the wasm-simd128
  * kernel against results computed here with node:crypto (HCTR2, which OpenSSL lacks: @x/hctr2 on the
  * portable kernel), and Adiantum-XChaCha12, Adiantum-XChaCha20 and HPolyC-XChaCha12 through @x/adiantum on
  * the wasm-simd128 kernel and WebAssembly core and through @x/adiantum/portable, against the vectors of
@@ -9,8 +9,8 @@
  * Content-Security-Policy that forbids WebAssembly compilation, checks that @x/cbc and @x/adiantum fall back
  * to the portable kernel (and @x/adiantum to the portable core) and say so, with the same bytes.
  *
- * Without /usr/bin/chromium the test prints that it is skipped and exits 0, except under CI=true, where
- * that is a failure.
+ * A browser that is not installed is skipped with one line saying so, except under CI=true, where that is
+ * a failure.
  */
 import { createCipheriv, randomBytes, randomInt } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
@@ -19,10 +19,13 @@ import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import {
-  CHROMIUM,
+  BROWSER_LABELS,
+  BROWSERS,
+  type BrowserName,
+  browserRequirement,
   FIPS197_PLAINTEXT,
   hex,
-  launchChromium,
+  launchBrowser,
   refCbc,
   refCbcSectors,
   refEcb,
@@ -37,7 +40,6 @@ import { newHctr2 } from '@x/hctr2';
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const PACKAGES = join(ROOT, 'packages');
 const PAGE_JS = fileURLToPath(new URL('./page.js', import.meta.url));
-const CI = process.env.CI === 'true';
 const KERNEL = 'wasm-simd128';
 /** The kernel's chunk size (packages/aes-wasm-kernel/src/layout.ts): random cases go past it. */
 const CHUNK = 32768;
@@ -391,11 +393,13 @@ function check<C extends { key: string; data: string; expected: Record<string, s
 }
 
 async function main(): Promise<void> {
-  if (!existsSync(CHROMIUM)) {
-    if (CI) fail(`${CHROMIUM} is missing; CI=true requires the browser test (.ci/run installs chromium)`);
-    console.log(`@x/browser-test: skipped, ${CHROMIUM} is not installed`);
-    return;
-  }
+  const browsers = (Object.keys(BROWSERS) as BrowserName[]).filter((name) => {
+    const need = browserRequirement(name);
+    if (need.failure) fail(`${need.failure} (.ci/run installs it)`);
+    if (need.skipNotice) console.log(`@x/browser-test: ${BROWSER_LABELS[name]} ${need.skipNotice}`);
+    return need.run;
+  });
+  if (browsers.length === 0) return;
   for (const dir of [
     'cbc',
     'ctr',
@@ -412,13 +416,31 @@ async function main(): Promise<void> {
   }
   const server = createServer(serve);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  const browser = await launchChromium('x-browser-test');
-  const context = browser.context;
+  const origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  // The same cases for every browser: each must give the bytes computed here.
+  const all = cases();
+  const hbshAll = hbshCases();
   let failures = 0;
   try {
-    const all = cases();
-    const hbshAll = hbshCases();
+    for (const name of browsers) {
+      const started = performance.now();
+      const failed = await inBrowser(name, origin, all, hbshAll);
+      const seconds = ((performance.now() - started) / 1000).toFixed(1);
+      console.log(`${BROWSER_LABELS[name]}: ${failed ? `${failed} failure(s)` : 'passed'} in ${seconds} s`);
+      failures += failed;
+    }
+  } finally {
+    server.close();
+  }
+  if (failures) fail(`${failures} failure(s)`);
+  console.log(`@x/browser-test: passed in ${browsers.map((name) => BROWSER_LABELS[name]).join(' and ')}`);
+}
+
+/** Every check in browser `name`; returns the number of failures (each printed). */
+async function inBrowser(name: BrowserName, origin: string, all: Case[], hbshAll: HbshCase[]): Promise<number> {
+  const browser = await launchBrowser(name);
+  let failures = 0;
+  try {
     /** Loads `path` and runs page.js's `xaes.run` on every case, then `xaes.adiantum` on `hbsh`. */
     const run = async (
       path: string,
@@ -426,16 +448,17 @@ async function main(): Promise<void> {
       callInit: boolean,
       hbsh: HbshCase[],
     ): Promise<PageResult & { adiantum: AdiantumResult }> => {
-      const page = await context.newPage();
+      const page = await browser.newPage();
       const problems: string[] = [];
       page.on('pageerror', (e) => problems.push(String(e)));
       page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
-      await page.goto(`http://127.0.0.1:${port}${path}`);
+      await page.goto(`${origin}${path}`);
       await page
-        .waitForFunction(() => (window as unknown as { xaesReady?: boolean }).xaesReady === true, null, {
-          timeout: 20_000,
+        .waitForFunction(() => (window as unknown as { xaesReady?: boolean }).xaesReady === true, {
+          timeout: 120_000,
+          polling: 100,
         })
-        .catch(() => fail(`${path} did not load: ${problems.join('; ') || 'timeout'}`));
+        .catch(() => fail(`${BROWSER_LABELS[name]}: ${path} did not load: ${problems.join('; ') || 'timeout'}`));
       const result = (await page.evaluate(
         (arg) => (window as unknown as { xaes: { run(a: unknown): Promise<unknown> } }).xaes.run(arg),
         { cases: all, kernel, callInit },
@@ -450,14 +473,14 @@ async function main(): Promise<void> {
 
     // 1. Main thread, init() awaited: @x/cbc with kernel wasm-simd128, and the kernel contract directly.
     const main = await run('/', KERNEL, true, hbshAll);
-    console.log(`chromium ${context.browser()?.version() ?? ''}: kernels() = ${JSON.stringify(main.kernels)}`);
+    console.log(`${BROWSER_LABELS[name]} (${await browser.version()}): kernels() = ${JSON.stringify(main.kernels)}`);
     for (const e of main.errors.slice(0, 3)) console.error(`  ${e}`);
     failures += main.errors.length;
     if (!main.kernels.includes(KERNEL)) {
       failures++;
       console.error(`  @x/cbc does not list ${KERNEL} in kernels()`);
     }
-    const viaCbc = failures + check('@x/cbc', all, main.viaCbc, KERNEL);
+    const viaCbc = check('@x/cbc', all, main.viaCbc, KERNEL);
     console.log(`${all.length} cases × 6 operations through @x/cbc with kernel ${KERNEL}: ${viaCbc ? 'FAIL' : 'ok'}`);
     const direct = check('kernel', all, main.direct, 'wasm-simd128 (direct)');
     console.log(`${all.length} cases × 6 operations through the ${KERNEL} kernel contract: ${direct ? 'FAIL' : 'ok'}`);
@@ -465,7 +488,7 @@ async function main(): Promise<void> {
     console.log(
       `${all.length} cases × CTR, GCM seal/open/forgery, HCTR2 through @x/ctr, @x/gcm, @x/hctr2 with kernel ${KERNEL}: ${modes ? 'FAIL' : 'ok'}`,
     );
-    failures = viaCbc + direct + modes;
+    failures += viaCbc + direct + modes;
 
     // @x/adiantum after its init(): kernel wasm-simd128 on the WebAssembly core, and @x/adiantum/portable.
     const a = main.adiantum;
@@ -485,7 +508,7 @@ async function main(): Promise<void> {
     );
     console.log(`${what} through @x/adiantum/portable: ${portable ? 'FAIL' : 'ok'}`);
 
-    // Without init(): whether this Chromium compiles the module synchronously on the main thread.
+    // Without init(): whether this browser compiles the module synchronously on the main thread.
     const sync = await run('/', undefined, false, []);
     const compiles = (available: boolean) => (available ? 'compiles synchronously' : 'needs init()');
     console.log(
@@ -519,10 +542,8 @@ async function main(): Promise<void> {
     failures += cspAdiantum;
   } finally {
     await browser.close();
-    server.close();
   }
-  if (failures) fail(`${failures} failure(s)`);
-  console.log('@x/browser-test: passed');
+  return failures;
 }
 
 await main();
