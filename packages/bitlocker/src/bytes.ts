@@ -1,19 +1,12 @@
-// Little-endian readers, GUIDs, FILETIMEs, UTF-16 strings and CRC-32: the encodings of the BitLocker
-// metadata (libbde "BitLocker Drive Encryption (BDE) format", sections "Volume header" and "FVE metadata").
+// The encodings of the BitLocker metadata that are BitLocker's own (libbde "BitLocker Drive Encryption (BDE)
+// format", sections "Volume header" and "FVE metadata"): 64-bit offsets, GUIDs, FILETIMEs and CRC-32. The
+// integers and strings every format reads are @x/disk-format's.
+import { hex, u32le, u64le } from '@x/disk-format';
 import { HeaderError } from './errors.js';
 
-export const u16 = (b: Uint8Array, o: number): number => b[o] | (b[o + 1] << 8);
-export const u32 = (b: Uint8Array, o: number): number =>
-  (b[o] | (b[o + 1] << 8) | (b[o + 2] << 16) | (b[o + 3] << 24)) >>> 0;
-
 /** A 64-bit little-endian field that must fit a safe integer (offsets and sizes). */
-export function u64(b: Uint8Array, o: number, what: string): number {
-  const v = u32(b, o) + u32(b, o + 4) * 2 ** 32;
-  if (!Number.isSafeInteger(v)) throw new HeaderError(`@x/bitlocker: ${what} (${v}) is out of range`);
-  return v;
-}
-
-export const hex = (b: Uint8Array): string => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+export const u64 = (b: Uint8Array, o: number, what: string): number =>
+  u64le(b, o, (v) => new HeaderError(`@x/bitlocker: ${what} (${v}) is out of range`));
 
 /** A GUID as Windows stores it (the first three fields little-endian) in its usual text form. */
 export function guid(b: Uint8Array, o: number): string {
@@ -24,19 +17,8 @@ export function guid(b: Uint8Array, o: number): string {
 
 /** A FILETIME (100 ns units since 1601-01-01 UTC) as a Date. */
 export function filetime(b: Uint8Array, o: number): Date {
-  const t = u32(b, o) + u32(b, o + 4) * 2 ** 32;
+  const t = u32le(b, o) + u32le(b, o + 4) * 2 ** 32;
   return new Date((t - 116444736000000000) / 10000);
-}
-
-/** A UTF-16LE string, up to its first NUL. */
-export function utf16(b: Uint8Array): string {
-  let s = '';
-  for (let i = 0; i + 1 < b.length; i += 2) {
-    const c = u16(b, i);
-    if (c === 0) break;
-    s += String.fromCharCode(c);
-  }
-  return s;
 }
 
 let crcTable: Uint32Array | undefined;

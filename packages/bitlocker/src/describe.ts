@@ -2,7 +2,7 @@
 // order, so that what an examiner knows from cryptsetup reads the same here), plus what cryptsetup leaves
 // out: the BitLocker type, the conversion state, how much of the volume is encrypted, and each metadata
 // copy's state.
-import { hex } from './bytes.js';
+import { hex } from '@x/disk-format';
 import type { BitlockerHeader, Protection } from './metadata.js';
 
 const CRYPTSETUP_PROTECTION: Record<Protection, string> = {

@@ -1,5 +1,16 @@
 // The errors @x/bitlocker throws on purpose. Argument mistakes are TypeError/RangeError; everything about
 // the image and the secrets is one of these classes, with a stable message prefixed "@x/bitlocker: ".
+// Each is a subclass of @x/disk-format's class of the same name (so a program that reads several formats
+// catches `WrongSecretError`, `HeaderError` … once), and every one of them is a BitlockerError.
+import {
+  DiskError,
+  HeaderError as DiskHeaderError,
+  WrongPassphraseError as DiskWrongPassphraseError,
+  WrongVolumeKeyError as DiskWrongVolumeKeyError,
+} from '@x/disk-format';
+
+/** The `type` of the BitLocker DiskFormat, and the `format` of every error of this package. */
+const BITLK = 'bitlk';
 
 /**
  * Base class of the errors about a BitLocker image or its secrets.
@@ -10,8 +21,10 @@
  * try { await openBitlocker(image, { passphrase }); } catch (e) { if (e instanceof BitlockerError) console.error(e.message); }
  * ```
  */
-export class BitlockerError extends Error {
+export class BitlockerError extends DiskError {
   override name = 'BitlockerError';
+  override readonly format = BITLK;
+  static override readonly family = BITLK;
 }
 
 /**
@@ -25,8 +38,9 @@ export class BitlockerError extends Error {
  * await readBitlockerHeader(new Uint8Array(512)).catch((e) => e instanceof HeaderError); // true
  * ```
  */
-export class HeaderError extends BitlockerError {
+export class HeaderError extends DiskHeaderError {
   override name = 'HeaderError';
+  override readonly format = BITLK;
 }
 
 /**
@@ -39,8 +53,9 @@ export class HeaderError extends BitlockerError {
  * await openBitlocker(image, { passphrase: 'guess' }).catch((e) => e instanceof WrongPassphraseError);
  * ```
  */
-export class WrongPassphraseError extends BitlockerError {
+export class WrongPassphraseError extends DiskWrongPassphraseError {
   override name = 'WrongPassphraseError';
+  override readonly format = BITLK;
 }
 
 /**
@@ -53,6 +68,7 @@ export class WrongPassphraseError extends BitlockerError {
  * await openBitlocker(image, { fvek: new Uint8Array(32) }).catch((e) => e instanceof WrongVolumeKeyError);
  * ```
  */
-export class WrongVolumeKeyError extends BitlockerError {
+export class WrongVolumeKeyError extends DiskWrongVolumeKeyError {
   override name = 'WrongVolumeKeyError';
+  override readonly format = BITLK;
 }

@@ -5,7 +5,8 @@
 // 12-byte nonce, 16-byte tag first), through @x/ccm; the decrypted key container starts with its size
 // (u16), a version, and the encryption method (u32 at 8), the key follows at 12.
 import { newCcm } from '@x/ccm';
-import { guid, u16, u32 } from './bytes.js';
+import { u16le as u16, u32le as u32 } from '@x/disk-format';
+import { guid } from './bytes.js';
 import { BitlockerError, HeaderError, WrongPassphraseError } from './errors.js';
 import { type Metadata, type Protector, type SealedKey, VALUE, parseEntries } from './metadata.js';
 import { passwordInitial, recoveryInitial, recoveryKey, stretchKey } from './stretch.js';

@@ -14,7 +14,8 @@
 // are kept as fallbacks for the authentication check.
 import { type ByteSource, ImageError, type ImageInput, readBytes, toSource } from '@x/byte-source';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { crc32, filetime, guid, u16, u32, u64, utf16 } from './bytes.js';
+import { u16le as u16, u32le as u32, utf16le as utf16 } from '@x/disk-format';
+import { crc32, filetime, guid, u64 } from './bytes.js';
 import { HeaderError } from './errors.js';
 
 /** The size of each FVE metadata area, shown as zeros in the plaintext volume. */

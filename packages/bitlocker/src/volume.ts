@@ -12,20 +12,14 @@
 // is then stored as it was, and is given as it is when it reads as a boot record. Which other sectors were
 // never written since is not in the metadata: they come out decrypted, i.e. as noise, and they are the
 // file system's free space.
-import { type ByteSource, checkSectorRead, type ImageInput, toSource } from '@x/byte-source';
+import { type ImageInput, toSource } from '@x/byte-source';
+import { type Extent, SectorVolume, type SharedVolume } from '@x/disk-format';
 import { newSectorCipher, type SectorCipher } from '@x/dm-crypt';
 import { BitlockerError, HeaderError, WrongVolumeKeyError } from './errors.js';
 import { authenticates, unlockVmk, unsealFvek } from './keys.js';
 import { type BitlockerHeader, METADATA_AREA_SIZE, type Metadata, type Protector, readHeaderFrom } from './metadata.js';
 
-/** A run of the plaintext volume: zeros, bytes decrypted from `source` at `from`, or bytes copied as they are. */
-export interface Extent {
-  readonly start: number;
-  readonly end: number;
-  readonly kind: 'zero' | 'crypt' | 'plain';
-  /** Where the bytes come from in the image (crypt, plain). */
-  readonly from: number;
-}
+export type { Extent };
 
 /**
  * The plaintext volume's layout: `size` bytes in sorted extents that cover it exactly. Byte offsets; all
@@ -112,72 +106,30 @@ export interface BitlockerVolume {
   read(dst: Uint8Array, firstSector: number): Promise<void>;
   /** Wipes the round keys; later reads throw. The source stays open. */
   close(): void;
+  /** With `share: true`: the volume's layout and the FVEK for another thread, once. */
+  share(): SharedVolume | undefined;
 }
 
-class Volume implements BitlockerVolume {
+class Volume extends SectorVolume implements BitlockerVolume {
   readonly uuid: string;
   readonly cipher: string;
   readonly keySize: number;
-  readonly sectorSize: number;
   readonly payloadOffset = 0;
-  readonly payloadSize: number;
   readonly encryptedSize: number;
-  readonly kernel: string;
-  #cipher: SectorCipher | undefined;
-  readonly #source: ByteSource;
+  readonly extents: readonly Extent[];
 
   constructor(
     readonly header: BitlockerHeader,
     readonly metadata: Metadata,
     readonly protector: string,
-    readonly extents: readonly Extent[],
-    cipher: SectorCipher,
-    source: ByteSource,
+    init: ConstructorParameters<typeof SectorVolume>[0],
   ) {
+    super(init);
     this.uuid = metadata.guid;
     this.cipher = metadata.encryption.cipher;
     this.keySize = metadata.encryption.keyBits / 8;
-    this.sectorSize = header.sectorSize;
-    this.payloadSize = extents.length === 0 ? 0 : extents[extents.length - 1].end;
+    this.extents = init.layout.extents;
     this.encryptedSize = Math.min(metadata.encryptedSize, this.payloadSize);
-    this.kernel = cipher.kernel;
-    this.#cipher = cipher;
-    this.#source = source;
-  }
-
-  async read(dst: Uint8Array, firstSector: number): Promise<void> {
-    const c = this.#cipher;
-    if (!c) throw new BitlockerError('@x/bitlocker: the volume is closed');
-    const s = this.sectorSize;
-    const start = checkSectorRead('@x/bitlocker', dst, firstSector, s, this.payloadSize, 'the volume'),
-      end = start + dst.length;
-    try {
-      for (const x of this.extents) {
-        if (x.end <= start) continue;
-        if (x.start >= end) break;
-        const a = Math.max(x.start, start),
-          b = Math.min(x.end, end);
-        const part = dst.subarray(a - start, b - start);
-        if (x.kind === 'zero') {
-          part.fill(0);
-          continue;
-        }
-        const from = x.from + (a - x.start);
-        await this.#source.read(from, part);
-        if (x.kind === 'crypt') {
-          if (this.#cipher !== c) throw new BitlockerError('@x/bitlocker: the volume was closed during a read');
-          c.decrypt(part, part, from / s);
-        }
-      }
-    } catch (e) {
-      dst.fill(0);
-      throw e;
-    }
-  }
-
-  close(): void {
-    this.#cipher?.dispose();
-    this.#cipher = undefined;
   }
 }
 
@@ -206,6 +158,8 @@ export interface BitlockerSecret {
   fvek?: Uint8Array;
   /** Forces an AES kernel (see `kernels()` of `@x/cbc`). */
   kernel?: string;
+  /** Keep a copy of the FVEK in the volume for `volume.share()` (decrypt threads); `close()` wipes it if not taken. */
+  share?: boolean;
 }
 
 /** A boot record: a known file system's OEM name, or the 55 AA signature behind an x86 jump. */
@@ -286,6 +240,7 @@ export async function openBitlocker(input: ImageInput, secret: BitlockerSecret =
   }
 
   let cipher: SectorCipher | undefined;
+  let volume: Volume | undefined;
   try {
     try {
       cipher = newSectorCipher(m.encryption.cipher, key, {
@@ -311,7 +266,22 @@ export async function openBitlocker(input: ImageInput, secret: BitlockerSecret =
       headerPlain = looksLikeBootSector(raw);
     }
     const extents = layout(m, header.sectorSize, header.imageSize, headerPlain);
-    const volume = new Volume(header, m, protector, extents, cipher, source);
+    volume = new Volume(header, m, protector, {
+      source,
+      // the IV sector of a byte is its offset in the image / the sector size (cryptsetup's _activate)
+      layout: {
+        cipher: m.encryption.cipher,
+        sectorSize: header.sectorSize,
+        ivLargeSectors: true,
+        ivOrigin: 0,
+        extents,
+      },
+      cipher,
+      shareKey: secret.share === true ? Uint8Array.from(key) : undefined,
+      prefix: '@x/bitlocker',
+      what: 'the volume',
+      error: BitlockerError,
+    });
     if (fvek !== undefined && !headerPlain) {
       const boot = new Uint8Array(header.sectorSize);
       await volume.read(boot, 0);
@@ -322,7 +292,9 @@ export async function openBitlocker(input: ImageInput, secret: BitlockerSecret =
     }
     return volume;
   } catch (e) {
-    cipher?.dispose();
+    if (volume)
+      volume.close(); // its cipher, and the key it kept to share
+    else cipher?.dispose();
     throw e;
   } finally {
     key.fill(0);

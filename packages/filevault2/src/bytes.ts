@@ -1,24 +1,12 @@
-// Small readers for Core Storage structures: little-endian integers (libfvde, "Characteristics": byte order
-// little-endian, except UUIDs, stored big-endian), UUIDs, hex and base64 (the plist's <data> values).
+// The encodings of Core Storage that are its own (libfvde, "Characteristics": byte order little-endian,
+// except UUIDs, stored big-endian): 64-bit fields, UUIDs, and the base64 of the plist's <data> values. The
+// integers and strings every format reads are @x/disk-format's.
+import { fromBase64, hex, u64le } from '@x/disk-format';
 import { HeaderError } from './errors.js';
 
-export const u16le = (b: Uint8Array, o: number): number => b[o] | (b[o + 1] << 8);
-export const u32le = (b: Uint8Array, o: number): number =>
-  (b[o] | (b[o + 1] << 8) | (b[o + 2] << 16) | (b[o + 3] << 24)) >>> 0;
-
 /** A 64-bit little-endian field, as a number; a HeaderError past 2^53 − 1. */
-export function u64le(b: Uint8Array, o: number, what: string): number {
-  const lo = u32le(b, o),
-    hi = u32le(b, o + 4);
-  if (hi > 0x1fffff) throw new HeaderError(`@x/filevault2: ${what} is too large (${hi * 2 ** 32 + lo})`);
-  return hi * 0x1_0000_0000 + lo;
-}
-
-export function hex(b: Uint8Array): string {
-  let s = '';
-  for (const x of b) s += x.toString(16).padStart(2, '0');
-  return s;
-}
+export const u64 = (b: Uint8Array, o: number, what: string): number =>
+  u64le(b, o, (v) => new HeaderError(`@x/filevault2: ${what} is too large (${v})`));
 
 /** The 16 bytes at `o` as a UUID string, lower case (as cryptsetup and libuuid print them). */
 export function uuidAt(b: Uint8Array, o: number): string {
@@ -43,33 +31,9 @@ export function uuidBytes(u: string): Uint8Array {
   return out;
 }
 
-/** Standard base64 (RFC 4648 §4) with any white space in it, as plist <data> holds it; a HeaderError when malformed. */
-export function fromBase64(s: string, what: string): Uint8Array {
-  const t = s.replace(/\s+/g, '');
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(t) || t.length % 4 !== 0)
-    throw new HeaderError(`@x/filevault2: ${what} is not base64`);
-  const bin = atob(t);
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
-}
-
-export function toBase64(b: Uint8Array): string {
-  let s = '';
-  for (const x of b) s += String.fromCharCode(x);
-  return btoa(s);
-}
-
-export function allZero(b: Uint8Array): boolean {
-  let d = 0;
-  for (let i = 0; i < b.length; i++) d |= b[i];
-  return d === 0;
-}
-
-/** Constant-time equality of two byte strings of the same length (a length mismatch is not secret). */
-export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  let d = 0;
-  for (let i = 0; i < a.length; i++) d |= a[i] ^ b[i];
-  return d === 0;
+/** Standard base64 with any white space in it, as plist <data> holds it; a HeaderError when malformed. */
+export function plistData(s: string, what: string): Uint8Array {
+  const b = fromBase64(s.replace(/\s+/g, ''));
+  if (!b) throw new HeaderError(`@x/filevault2: ${what} is not base64`);
+  return b;
 }

@@ -1,22 +1,10 @@
 // Human and JSON views of a header (for a dump command): the fields `cryptsetup fvault2Dump` shows, in its
 // layout, then what else this package reads.
-import { hex, toBase64 } from './bytes.js';
+import { hex, jsonSafe } from '@x/disk-format';
 import type { FileVault2Header } from './header.js';
 
 /** Keys left out of the JSON: the wrapped keys, which with the salts are all a passphrase guesser needs. */
 const SECRET_KEYS = new Set(['wrappedKek', 'wrappedKey']);
-
-function plain(v: unknown): unknown {
-  if (v instanceof Uint8Array) return toBase64(v);
-  if (typeof v === 'bigint') return v.toString();
-  if (Array.isArray(v)) return v.map(plain);
-  if (v !== null && typeof v === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) if (!SECRET_KEYS.has(k) && x !== undefined) out[k] = plain(x);
-    return out;
-  }
-  return v;
-}
 
 /**
  * The header as JSON-safe data (for `--json`): every parsed field, byte arrays (salts) in base64, absent
@@ -30,10 +18,11 @@ function plain(v: unknown): unknown {
  * ```
  */
 export function fileVault2ToJson(h: FileVault2Header): unknown {
-  return plain(h);
+  return jsonSafe(h, (key, value) => SECRET_KEYS.has(key) || value === undefined);
 }
 
-const grouped = (b: Uint8Array) => `${hex(b).replace(/(..)/g, '$1 ')}`;
+/** Bytes as cryptsetup prints them here: `%02x ` each, so with a space after the last. */
+const grouped = (b: Uint8Array) => `${hex(b, ' ')} `;
 
 /**
  * A text description of the header. Its first lines are those of `cryptsetup fvault2Dump` (cryptsetup

@@ -1,5 +1,16 @@
 // The errors @x/filevault2 throws on purpose. Argument mistakes are TypeError/RangeError; everything about
 // the image and the secrets is one of these classes, with a stable message prefixed "@x/filevault2: ".
+// Each is a subclass of @x/disk-format's class of the same name (so a program that reads several formats
+// catches `WrongSecretError`, `HeaderError` … once), and every one of them is a FileVault2Error.
+import {
+  DiskError,
+  HeaderError as DiskHeaderError,
+  WrongPassphraseError as DiskWrongPassphraseError,
+  WrongVolumeKeyError as DiskWrongVolumeKeyError,
+} from '@x/disk-format';
+
+/** The `type` of the FileVault 2 DiskFormat, and the `format` of every error of this package. */
+const FVAULT2 = 'fvault2';
 
 /**
  * Base class of the errors about a FileVault 2 image or its secrets.
@@ -10,8 +21,10 @@
  * try { await openFileVault2(bytes, { passphrase }); } catch (e) { if (e instanceof FileVault2Error) console.error(e.message); }
  * ```
  */
-export class FileVault2Error extends Error {
+export class FileVault2Error extends DiskError {
   override name = 'FileVault2Error';
+  override readonly format = FVAULT2;
+  static override readonly family = FVAULT2;
 }
 
 /**
@@ -25,8 +38,9 @@ export class FileVault2Error extends Error {
  * await readFileVault2Header(new Uint8Array(100)).catch((e) => e instanceof HeaderError); // true: too short
  * ```
  */
-export class HeaderError extends FileVault2Error {
+export class HeaderError extends DiskHeaderError {
   override name = 'HeaderError';
+  override readonly format = FVAULT2;
 }
 
 /**
@@ -40,8 +54,9 @@ export class HeaderError extends FileVault2Error {
  * catch (e) { if (e instanceof WrongPassphraseError) console.error('wrong passphrase'); }
  * ```
  */
-export class WrongPassphraseError extends FileVault2Error {
+export class WrongPassphraseError extends DiskWrongPassphraseError {
   override name = 'WrongPassphraseError';
+  override readonly format = FVAULT2;
 }
 
 /**
@@ -54,6 +69,7 @@ export class WrongPassphraseError extends FileVault2Error {
  * await openFileVault2(image, { volumeKey: new Uint8Array(32) }).catch((e) => e instanceof WrongVolumeKeyError);
  * ```
  */
-export class WrongVolumeKeyError extends FileVault2Error {
+export class WrongVolumeKeyError extends DiskWrongVolumeKeyError {
   override name = 'WrongVolumeKeyError';
+  override readonly format = FVAULT2;
 }

@@ -15,13 +15,12 @@
 //                    (family UUID, size, UUID); 0x0305: the logical volume's first block.
 import { ImageError, readBytes, toSource, type ByteSource, type ImageInput } from '@x/byte-source';
 import { newXts } from '@x/xts';
-import { allZero, canonicalUuid, fromBase64, u16le, u32le, u64le, uuidAt } from './bytes.js';
-import { crc32cWeak } from './crc32c.js';
+import { allZero, u16le, u32le } from '@x/disk-format';
+import { canonicalUuid, plistData, u64, uuidAt } from './bytes.js';
+import { checksumProblem, hasSignature, VOLUME_HEADER_SIZE } from './detect.js';
 import { HeaderError } from './errors.js';
 import { Plist, type PlistValue, xmlText } from './plist.js';
 
-/** Size of the physical volume header (libfvde "Volume header"; cryptsetup FVAULT2_VOL_HEADER_SIZE). */
-export const VOLUME_HEADER_SIZE = 512;
 /** Size of a metadata block, plain or encrypted (cryptsetup FVAULT2_MD_BLOCK_SIZE). */
 export const METADATA_BLOCK_SIZE = 8192;
 /** Encrypted metadata blocks read and decrypted per batch. */
@@ -143,41 +142,6 @@ interface PhysicalVolumeHeader {
   groupUuid: string;
 }
 
-/**
- * Checks a block's stored CRC-32C (bytes 0…3) against the rest of it from the stored initial value
- * (bytes 4…7, which must be 0xffffffff); returns what is wrong, or undefined.
- */
-function checksumProblem(block: Uint8Array): string | undefined {
-  const seed = u32le(block, 4);
-  if (seed !== 0xffffffff) return `its checksum initial value is 0x${seed.toString(16)}, not 0xffffffff`;
-  const stored = u32le(block, 0),
-    computed = crc32cWeak(block.subarray(8), seed);
-  if (stored !== computed)
-    return `its checksum does not match (stored 0x${stored.toString(16)}, computed 0x${computed.toString(16)})`;
-  return undefined;
-}
-
-function hasSignature(b: Uint8Array): boolean {
-  return b.length >= VOLUME_HEADER_SIZE && b[88] === 0x43 && b[89] === 0x53; // "CS" (libfvde: CoreStorage signature)
-}
-
-/**
- * Whether `first` (at least the first 512 bytes of an image) starts with a Core Storage physical volume
- * header: the "CS" signature, version 1, CRC-32C, and a checksum that matches. Cheap; reads nothing else.
- *
- * @example
- * ```ts
- * import { isFileVault2 } from '@x/filevault2';
- * if (isFileVault2(first512)) console.log('FileVault 2 / Core Storage');
- * ```
- */
-export function isFileVault2(first: Uint8Array): boolean {
-  if (!(first instanceof Uint8Array)) throw new TypeError('@x/filevault2: first must be a Uint8Array');
-  if (!hasSignature(first)) return false;
-  const b = first.subarray(0, VOLUME_HEADER_SIZE);
-  return u16le(b, 8) === 1 && u32le(b, 90) === 1 && checksumProblem(b) === undefined;
-}
-
 /** The physical volume header (libfvde "Volume header"; offsets in bytes, little-endian). */
 function parseVolumeHeader(b: Uint8Array): PhysicalVolumeHeader {
   if (!hasSignature(b))
@@ -200,10 +164,10 @@ function parseVolumeHeader(b: Uint8Array): PhysicalVolumeHeader {
   if (blockSize < 512 || blockSize > 1 << 20 || (blockSize & (blockSize - 1)) !== 0)
     throw new HeaderError(`@x/filevault2: block size ${blockSize} is not a power of two from 512 to 1 MiB`);
   return {
-    physicalVolumeSize: u64le(b, 64, 'the physical volume size'),
+    physicalVolumeSize: u64(b, 64, 'the physical volume size'),
     blockSize,
     metadataSize: u32le(b, 100),
-    metadataBlocks: [104, 112, 120, 128].map((o) => u64le(b, o, 'a metadata block number')),
+    metadataBlocks: [104, 112, 120, 128].map((o) => u64(b, o, 'a metadata block number')),
     keyData: b.slice(176, 192),
     physicalVolumeUuid: uuidAt(b, 304),
     uuidBytes: b.slice(304, 320),
@@ -323,14 +287,14 @@ function parseFamily(block: Uint8Array, index: number): FamilyRecord {
       userType,
       kekIdent: optionalUuid(p, u, 'KeyEncryptingKeyIdent'),
       passphraseHint: p.string(u, 'PassphraseHint') || undefined,
-      ...parsePassphraseWrappedKek(fromBase64(pwk.base64, where), where),
+      ...parsePassphraseWrappedKek(plistData(pwk.base64, where), where),
     });
   }
   for (const [i, k] of p.array(context, 'WrappedVolumeKeys').entries()) {
     const s = p.data(k, 'KEKWrappedVolumeKeyStruct');
     if (s === undefined || s.base64.trim() === '') continue; // BlockAlgorithm "None": no key
     const where = `wrapped volume key ${i}: KEKWrappedVolumeKeyStruct`;
-    const b = fromBase64(s.base64, where);
+    const b = plistData(s.base64, where);
     // KEKWrappedVolumeKeyStruct, 256 bytes (libfvde; cryptsetup struct kek_wrapped_volume_key)
     if (b.length !== 256) throw new HeaderError(`@x/filevault2: ${where}: ${b.length} bytes, not 256`);
     if (u32le(b, 4) !== 24) throw new HeaderError(`@x/filevault2: ${where}: wrapped key size ${u32le(b, 4)}, not 24`);
@@ -377,8 +341,8 @@ export async function readHeaderFrom(source: ByteSource, kernel?: string): Promi
     );
   const descriptorOffset = labelOffset + u32le(label, 64 + 156);
   const descriptor = await read(source, descriptorOffset, 48, 'the volume groups descriptor');
-  const encryptedBlocks = u64le(descriptor, 8, 'the encrypted metadata size');
-  const encryptedOffset = u64le(descriptor, 32, 'the encrypted metadata block number') * pv.blockSize;
+  const encryptedBlocks = u64(descriptor, 8, 'the encrypted metadata size');
+  const encryptedOffset = u64(descriptor, 32, 'the encrypted metadata block number') * pv.blockSize;
   if (encryptedBlocks === 0 || encryptedOffset === 0 || !Number.isSafeInteger(encryptedOffset))
     throw new HeaderError('@x/filevault2: the volume groups descriptor names no encrypted metadata');
 

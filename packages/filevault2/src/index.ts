@@ -18,8 +18,9 @@
  * @packageDocumentation
  */
 export { FileVault2Error, HeaderError, WrongPassphraseError, WrongVolumeKeyError } from './errors.js';
+export { isFileVault2 } from './detect.js';
+export { fileVault2Format } from './format.js';
 export {
-  isFileVault2,
   readFileVault2Header,
   type FileVault2CryptoUser,
   type FileVault2Header,

@@ -8,11 +8,12 @@
 // family UUID) (libfvde "Volume tweak key"), the tweak of each 512-byte sector its number from the start
 // of the logical volume, 64-bit little-endian: dm-crypt's aes-xts-plain64 over the logical volume, as
 // cryptsetup maps it. The 32-byte key1 ‖ key2 is what `cryptsetup fvault2Dump --dump-volume-key` prints.
-import { checkSectorRead, toSource, type ByteSource, type ImageInput } from '@x/byte-source';
+import { toSource, type ByteSource, type ImageInput } from '@x/byte-source';
 import { kernels } from '@x/cbc';
-import { newSectorCipher, type SectorCipher } from '@x/dm-crypt';
+import { newSectorCipher } from '@x/dm-crypt';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { equalBytes, uuidBytes } from './bytes.js';
+import { equalBytes, SectorVolume, payloadLayout, type SharedVolume } from '@x/disk-format';
+import { uuidBytes } from './bytes.js';
 import { FileVault2Error, HeaderError, WrongPassphraseError, WrongVolumeKeyError } from './errors.js';
 import { type FileVault2Header, readHeaderFrom } from './header.js';
 import { pbkdf2Sha256 } from './kdf.js';
@@ -38,6 +39,8 @@ export interface FileVault2OpenOptions {
   volumeKey?: Uint8Array;
   /** Forces an AES kernel (see `@x/cbc`'s `kernels()`), for the metadata, the key unwrapping and the volume. */
   kernel?: string;
+  /** Keep a copy of the volume key in the volume for `volume.share()` (decrypt threads); `close()` wipes it if not taken. */
+  share?: boolean;
 }
 
 /**
@@ -77,49 +80,24 @@ export interface FileVault2Volume {
   read(dst: Uint8Array, firstSector: number): Promise<void>;
   /** Wipes the key material held (round keys, tweak scratch); later reads throw. The source stays open. */
   close(): void;
+  /** With `share: true`: the logical volume's layout and the volume key for another thread, once. */
+  share(): SharedVolume | undefined;
 }
 
-class Volume implements FileVault2Volume {
+class Volume extends SectorVolume implements FileVault2Volume {
   readonly uuid: string;
   readonly cipher = 'aes-xts-plain64' as const;
   readonly keySize = 32;
-  readonly sectorSize = SECTOR;
+  declare readonly sectorSize: 512;
   readonly payloadOffset: number;
-  readonly payloadSize: number;
-  readonly kernel: string;
-  #cipher: SectorCipher | undefined;
-  readonly #source: ByteSource;
 
   constructor(
     readonly header: FileVault2Header,
-    sectorCipher: SectorCipher,
-    source: ByteSource,
+    init: ConstructorParameters<typeof SectorVolume>[0],
   ) {
+    super(init);
     this.uuid = header.logicalVolumeUuid;
     this.payloadOffset = header.logicalVolumeOffset;
-    this.payloadSize = header.logicalVolumeSize;
-    this.#cipher = sectorCipher;
-    this.kernel = sectorCipher.kernel;
-    this.#source = source;
-  }
-
-  async read(dst: Uint8Array, firstSector: number): Promise<void> {
-    const c = this.#cipher;
-    if (!c) throw new FileVault2Error('@x/filevault2: the volume is closed');
-    const start = checkSectorRead('@x/filevault2', dst, firstSector, SECTOR, this.payloadSize, 'the logical volume');
-    try {
-      await this.#source.read(this.payloadOffset + start, dst);
-      if (this.#cipher !== c) throw new FileVault2Error('@x/filevault2: the volume was closed during a read');
-      c.decrypt(dst, dst, firstSector);
-    } catch (e) {
-      dst.fill(0);
-      throw e;
-    }
-  }
-
-  close(): void {
-    this.#cipher?.dispose();
-    this.#cipher = undefined;
   }
 }
 
@@ -300,13 +278,20 @@ export async function openFileVault2(input: ImageInput, options: FileVault2OpenO
   } else {
     key = await deriveFileVault2VolumeKey(h, passphrase!, { kernel });
   }
-  let sc: SectorCipher;
+  let volume: Volume;
   try {
-    sc = newSectorCipher('aes-xts-plain64', key, { sectorSize: SECTOR, kernel });
+    volume = new Volume(h, {
+      source,
+      layout: payloadLayout('aes-xts-plain64', SECTOR, h.logicalVolumeOffset, h.logicalVolumeSize),
+      cipher: newSectorCipher('aes-xts-plain64', key, { sectorSize: SECTOR, kernel }),
+      shareKey: options.share === true ? Uint8Array.from(key) : undefined,
+      prefix: '@x/filevault2',
+      what: 'the logical volume',
+      error: FileVault2Error,
+    });
   } finally {
     key.fill(0);
   }
-  const volume = new Volume(h, sc, source);
   if (volumeKey !== undefined) {
     const probe = new Uint8Array(Math.min(PROBE, h.logicalVolumeSize));
     try {

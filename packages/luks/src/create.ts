@@ -22,7 +22,7 @@
 //              20-byte mk-digest.
 import { newSectorCipher, parseCipherSpec, type SectorCipher } from '@x/dm-crypt';
 import { afSplit, fillRandom } from './af.js';
-import { hex, toBase64 } from './bytes.js';
+import { hex, toBase64 } from '@x/disk-format';
 import { digest, hashByName } from './hashes.js';
 import { pbkdf2 } from './kdf.js';
 import { checkInt, chooseKdf, deriveKey, digestIterations, type Kdf, type KdfOptions, planKdf } from './kdf-cost.js';

@@ -1,19 +1,6 @@
 // Human and JSON views of a header, for `x-luks dump` (the fields luksDump shows).
-import { hex, toBase64 } from './bytes.js';
+import { hex, jsonSafe } from '@x/disk-format';
 import type { LuksHeader } from './header.js';
-
-/** A JSON-safe copy: byte arrays become base64 (as LUKS2 JSON stores them), bigints decimal strings. */
-function plain(v: unknown): unknown {
-  if (v instanceof Uint8Array) return toBase64(v);
-  if (typeof v === 'bigint') return v.toString();
-  if (Array.isArray(v)) return v.map(plain);
-  if (v !== null && typeof v === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) if (k !== 'json') out[k] = plain(x);
-    return out;
-  }
-  return v;
-}
 
 /**
  * The header as JSON-safe data (`x-luks dump --json`): every parsed field, byte arrays in base64.
@@ -25,10 +12,11 @@ function plain(v: unknown): unknown {
  * ```
  */
 export function headerToJson(h: LuksHeader): Record<string, unknown> {
-  return plain(h) as Record<string, unknown>;
+  // byte arrays in base64, as LUKS2 JSON stores them; the raw JSON text of a LUKS2 header left out
+  return jsonSafe(h, (key) => key === 'json') as Record<string, unknown>;
 }
 
-const grouped = (b: Uint8Array) => hex(b).replace(/(..)(?!$)/g, '$1 ');
+const grouped = (b: Uint8Array) => hex(b, ' ');
 
 /**
  * A text description of the header, in the spirit of `cryptsetup luksDump` (no secrets: salts and

@@ -1,5 +1,16 @@
 // The errors @x/luks throws on purpose. Argument mistakes are TypeError/RangeError; everything about the
-// image and the secrets is one of these classes, with a stable message prefixed "@x/luks: ".
+// image and the secrets is one of these classes, with a stable message prefixed "@x/luks: ". Each is a
+// subclass of @x/disk-format's class of the same name (so a program that reads several formats catches
+// `WrongSecretError`, `HeaderError` … once), and every one of them is a LuksError.
+import {
+  DiskError,
+  HeaderError as DiskHeaderError,
+  WrongPassphraseError as DiskWrongPassphraseError,
+  WrongVolumeKeyError as DiskWrongVolumeKeyError,
+} from '@x/disk-format';
+
+/** The `type` of the LUKS DiskFormat, and the `format` of every error of this package. */
+const LUKS = 'luks';
 
 /**
  * Base class of the errors about a LUKS image or its secrets.
@@ -10,8 +21,10 @@
  * try { await openLuks(bytes, { passphrase }); } catch (e) { if (e instanceof LuksError) console.error(e.message); }
  * ```
  */
-export class LuksError extends Error {
+export class LuksError extends DiskError {
   override name = 'LuksError';
+  override readonly format = LUKS;
+  static override readonly family = LUKS;
 }
 
 /**
@@ -24,8 +37,9 @@ export class LuksError extends Error {
  * await readHeader(new Uint8Array(100)).catch((e) => e instanceof HeaderError); // true: too short
  * ```
  */
-export class HeaderError extends LuksError {
+export class HeaderError extends DiskHeaderError {
   override name = 'HeaderError';
+  override readonly format = LUKS;
 }
 
 /**
@@ -39,8 +53,9 @@ export class HeaderError extends LuksError {
  * catch (e) { if (e instanceof WrongPassphraseError) console.error('wrong passphrase'); }
  * ```
  */
-export class WrongPassphraseError extends LuksError {
+export class WrongPassphraseError extends DiskWrongPassphraseError {
   override name = 'WrongPassphraseError';
+  override readonly format = LUKS;
 }
 
 /**
@@ -52,6 +67,7 @@ export class WrongPassphraseError extends LuksError {
  * await openLuks(image, { volumeKey: new Uint8Array(64) }).catch((e) => e instanceof WrongVolumeKeyError);
  * ```
  */
-export class WrongVolumeKeyError extends LuksError {
+export class WrongVolumeKeyError extends DiskWrongVolumeKeyError {
   override name = 'WrongVolumeKeyError';
+  override readonly format = LUKS;
 }

@@ -69,11 +69,3 @@ export function hashByName(name: string): LuksHash {
   if (!h) throw new HeaderError(`@x/luks: hash "${name}" is not supported (${Object.keys(HASHES).join(', ')})`);
   return h;
 }
-
-/** Constant-time equality of two byte strings of the same length (a length mismatch is not secret). */
-export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  let d = 0;
-  for (let i = 0; i < a.length; i++) d |= a[i] ^ b[i];
-  return d === 0;
-}

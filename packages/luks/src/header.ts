@@ -1,10 +1,10 @@
 // Which LUKS version an image holds, and its header (LUKS1 spec §3.1–3.2: magic, then version; LUKS2
 // keeps the same magic and version field in its binary header).
-import { u16be } from './bytes.js';
 import { HeaderError, LuksError } from './errors.js';
 import { LUKS1_PHDR_SIZE, LUKS_MAGIC, parseLuks1, type Luks1Header } from './luks1.js';
 import { readLuks2, type Luks2Header } from './luks2.js';
 import { ImageError } from '@x/byte-source';
+import { u16be } from '@x/disk-format';
 import { readBytes, toSource, type ByteSource, type LuksInput } from './source.js';
 
 /**

@@ -26,6 +26,7 @@ export { describeHeader, headerToJson } from './describe.js';
 export { createLuks, type CreateOptions, type LuksSink } from './create.js';
 export type { KdfOptions } from './kdf-cost.js';
 export { afSplit } from './af.js';
+export { isLuks, luksFormat, luksSummary } from './format.js';
 export {
   type AddKeyOptions,
   addKey,

@@ -4,7 +4,7 @@
 // and LUKS_device_sectors, 89–136; LUKS_read_phdr, 607–655; LUKS_keyslot_info, 1150–1168).
 // What cryptsetup refuses only when it opens a volume (a cipher it cannot run, a zero iteration count, a key
 // length the cipher does not take) is left to openLuks, so that `dump` shows what `cryptsetup luksDump` shows.
-import { u16be, u32be, cString } from './bytes.js';
+import { cString, u16be, u32be } from '@x/disk-format';
 import { HeaderError } from './errors.js';
 
 /** LUKS_MAGIC (§5). */

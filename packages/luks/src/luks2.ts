@@ -13,9 +13,9 @@
 // comments, trailing commas, raw control bytes and any bytes in strings, and tells integers from doubles,
 // which the rules depend on. What only a key derivation uses (counts, salts, unknown KDF types) is
 // checked by `openLuks`, before any derivation, not here: `cryptsetup luksDump` shows it whatever it is.
-import { cString, hex, u16be, u32be } from './bytes.js';
+import { cString, equalBytes, fromBase64, hex, u16be, u32be } from '@x/disk-format';
 import { HeaderError } from './errors.js';
-import { digest, equalBytes, hashByName, type LuksHash } from './hashes.js';
+import { digest, hashByName, type LuksHash } from './hashes.js';
 import { readBytes, type ByteSource } from './source.js';
 import { doubles, type Json, memberOrder, parseJsonArea } from './json-c.js';
 
@@ -256,15 +256,6 @@ const atoi = (s: string) => (s === '' ? 0 : Number(s));
 const ONLINE_REENCRYPT = new Set(['online-reencrypt', 'online-reencrypt-v2', 'online-reencrypt-v3']);
 /** reencrypt_candidate_flag: online-reencrypt, or online-reencrypt-v followed by digits. */
 const reencryptCandidate = (f: string) => f === 'online-reencrypt' || /^online-reencrypt-v[0-9]+$/.test(f);
-
-/** Standard base64 (RFC 4648 §4) of a salt or digest; undefined when malformed. */
-function base64(s: unknown): Uint8Array | undefined {
-  if (typeof s !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(s) || s.length % 4 !== 0) return undefined;
-  const bin = atob(s);
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
-}
 
 const flagsOf = (s: Json): string[] =>
   Array.isArray(s.flags) ? (s.flags as unknown[]).filter((f): f is string => typeof f === 'string') : [];
@@ -601,7 +592,7 @@ function toKeyslot(id: string, k: Json): Luks2Keyslot {
     area = k.area as Json;
   let parsed: Luks2Kdf | undefined;
   let problem: string | undefined;
-  const salt = base64(kdf.salt);
+  const salt = fromBase64(kdf.salt);
   if (kdf.type === 'pbkdf2')
     parsed = {
       type: 'pbkdf2',
@@ -651,8 +642,8 @@ function toSegment(id: string, s: Json): Luks2Segment {
 function toDigest(id: string, d: Json): Luks2Digest {
   const type = d.type as string;
   const pbkdf2 = type === 'pbkdf2';
-  const salt = pbkdf2 ? base64(d.salt) : new Uint8Array(0);
-  const value = pbkdf2 ? base64(d.digest) : new Uint8Array(0);
+  const salt = pbkdf2 ? fromBase64(d.salt) : new Uint8Array(0);
+  const value = pbkdf2 ? fromBase64(d.digest) : new Uint8Array(0);
   let problem: string | undefined;
   if (pbkdf2) {
     if (typeof d.hash !== 'string') problem = 'hash is not a string';

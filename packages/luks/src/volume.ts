@@ -5,11 +5,11 @@
 // B), AFmerge gives a candidate, and PBKDF2(candidate, mk-digest-salt, mk-digest-iter, 20) must equal
 // mk-digest. LUKS2 is the same with per-keyslot parameters: the "kdf" (pbkdf2 or argon2), the "area"
 // cipher and key size, the "af" stripes and hash, and a "digests" entry binding keyslot and segment.
-import { checkSectorRead } from '@x/byte-source';
+import { equalBytes, payloadLayout, SectorVolume, type SharedVolume } from '@x/disk-format';
 import { newSectorCipher, parseCipherSpec, type SectorCipher } from '@x/dm-crypt';
 import { afMerge } from './af.js';
 import { HeaderError, LuksError, WrongPassphraseError, WrongVolumeKeyError } from './errors.js';
-import { equalBytes, hashByName } from './hashes.js';
+import { hashByName } from './hashes.js';
 import { readHeaderFrom, type LuksHeader } from './header.js';
 import { argon2, argon2Runtime, pbkdf2 } from './kdf.js';
 import type { Luks1Header, Luks1Keyslot } from './luks1.js';
@@ -62,6 +62,11 @@ export interface OpenOptions {
   keyslot?: number | string;
   /** Forces an AES kernel for the payload (see `@x/cbc`'s `kernels()`). */
   kernel?: string;
+  /**
+   * Keep a copy of the volume key in the volume for `volume.share()`, which hands it and the payload's layout
+   * to another thread (decrypt threads) once; `close()` wipes it if it was not taken.
+   */
+  share?: boolean;
   /**
    * The most Argon2 memory a keyslot may ask for, KiB. Default: cryptsetup's maximum, 4 GiB (4,194,304
    * KiB), and no more than half of the machine's memory where the runtime tells (Node: `os.totalmem()`;
@@ -116,6 +121,8 @@ export interface LuksVolume {
   read(dst: Uint8Array, firstSector: number): Promise<void>;
   /** Wipes the key material held (round keys, IV scratch); later reads throw. The source stays open. */
   close(): void;
+  /** With `share: true`: the payload's layout and the volume key for another thread, once. */
+  share(): SharedVolume | undefined;
 }
 
 function checkDigestMatch(candidate: Uint8Array, computed: Uint8Array, stored: Uint8Array): boolean {
@@ -515,48 +522,21 @@ async function unlockLuks2(
 
 // ---------------------------------------------------------------------------------------------- volume
 
-class Volume implements LuksVolume {
+class Volume extends SectorVolume implements LuksVolume {
   readonly version: 1 | 2;
   readonly uuid: string;
-  readonly kernel: string;
-  #cipher: SectorCipher | undefined;
-  readonly #source: ByteSource;
 
   constructor(
     readonly header: LuksHeader,
     readonly cipher: string,
     readonly keySize: number,
-    readonly sectorSize: number,
     readonly payloadOffset: number,
-    readonly payloadSize: number,
     readonly keyslot: string | undefined,
-    sectorCipher: SectorCipher,
-    source: ByteSource,
+    init: ConstructorParameters<typeof SectorVolume>[0],
   ) {
-    this.#source = source;
+    super(init);
     this.version = header.version;
     this.uuid = header.uuid;
-    this.#cipher = sectorCipher;
-    this.kernel = sectorCipher.kernel;
-  }
-
-  async read(dst: Uint8Array, firstSector: number): Promise<void> {
-    const c = this.#cipher;
-    if (!c) throw new LuksError('@x/luks: the volume is closed');
-    const start = checkSectorRead('@x/luks', dst, firstSector, this.sectorSize, this.payloadSize, 'the payload');
-    try {
-      await this.#source.read(this.payloadOffset + start, dst);
-      if (this.#cipher !== c) throw new LuksError('@x/luks: the volume was closed during a read');
-      c.decrypt(dst, dst, firstSector);
-    } catch (e) {
-      dst.fill(0);
-      throw e;
-    }
-  }
-
-  close(): void {
-    this.#cipher?.dispose();
-    this.#cipher = undefined;
   }
 }
 
@@ -594,22 +574,21 @@ function passphraseBytes(p: string | Uint8Array): Uint8Array {
 export async function openLuks(input: LuksInput, options: OpenOptions): Promise<LuksVolume> {
   const u = await unlock(toSource(input), options);
   try {
-    const sc = newSectorCipher(u.cipher, u.key, {
+    const layout = payloadLayout(u.cipher, u.sectorSize, u.payloadOffset, u.payloadSize, { ivOffset: u.ivOffset });
+    const cipher = newSectorCipher(u.cipher, u.key, {
       sectorSize: u.sectorSize,
       ivOffset: u.ivOffset,
       kernel: options.kernel,
     });
-    return new Volume(
-      u.header,
-      u.cipher,
-      u.key.length,
-      u.sectorSize,
-      u.payloadOffset,
-      u.payloadSize,
-      u.slot,
-      sc,
-      u.source,
-    );
+    return new Volume(u.header, u.cipher, u.key.length, u.payloadOffset, u.slot, {
+      source: u.source,
+      layout,
+      cipher,
+      shareKey: options.share === true ? Uint8Array.from(u.key) : undefined,
+      prefix: '@x/luks',
+      what: 'the payload',
+      error: LuksError,
+    });
   } catch (e) {
     if (e instanceof RangeError && e.message.startsWith('@x/dm-crypt:'))
       throw new HeaderError(`@x/luks: payload: ${e.message}`, { cause: e });

@@ -1,0 +1,107 @@
+// The errors every disk format package throws on purpose, one hierarchy with stable codes. Argument mistakes
+// stay TypeError/RangeError; everything about an image and its secrets is a DiskError. A format package
+// subclasses these (its HeaderError extends this HeaderError) and adds a base class of its own (LuksError)
+// that every error of that package is an instance of: a subclass of DiskError that sets `family`.
+
+/**
+ * The stable code of a {@link DiskError}, for programs (the message is for people and may be reworded).
+ *
+ * @example
+ * ```ts
+ * if (e instanceof DiskError && e.code === 'WRONG_PASSPHRASE') askAgain();
+ * ```
+ */
+export type DiskErrorCode = 'DISK_ERROR' | 'HEADER_ERROR' | 'WRONG_SECRET' | 'WRONG_PASSPHRASE' | 'WRONG_VOLUME_KEY';
+
+/**
+ * Base class of the errors about a disk image or its secrets, whatever the format.
+ *
+ * @example
+ * ```ts
+ * import { DiskError } from '@x/disk-format';
+ * try { await format.open(source, secret); } catch (e) { if (e instanceof DiskError) console.error(e.code, e.message); }
+ * ```
+ */
+export class DiskError extends Error {
+  override name = 'DiskError';
+  readonly code: DiskErrorCode = 'DISK_ERROR';
+  /** The `type` of the format whose package threw it (`luks`, `bitlk`, `fvault2`), if one did. */
+  readonly format: string | undefined = undefined;
+
+  /**
+   * Set by a format package's own base class (`LuksError`) to its format's `type`: every DiskError of that
+   * `format` is then an instance of that class, whichever class of the hierarchy it is (its HeaderError
+   * extends this package's HeaderError, not LuksError). Classes that do not set it check as usual.
+   *
+   * @example
+   * ```ts
+   * export class LuksError extends DiskError {
+   *   override readonly format = 'luks';
+   *   static override readonly family = 'luks';
+   * }
+   * ```
+   */
+  static readonly family: string | undefined = undefined;
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class `instanceof` asks about, a subclass too
+    const cls = this;
+    if (Object.hasOwn(cls, 'family') && cls.family !== undefined)
+      return value instanceof DiskError && value.format === cls.family;
+    return Function.prototype[Symbol.hasInstance].call(cls, value);
+  }
+}
+
+/**
+ * The image is not a volume of the format that its package can read: no signature, a truncated or corrupt
+ * header, metadata that breaks the format, or a feature not supported (the message says which).
+ *
+ * @example
+ * ```ts
+ * await format.readHeader(source).catch((e) => e instanceof HeaderError);
+ * ```
+ */
+export class HeaderError extends DiskError {
+  override name = 'HeaderError';
+  override readonly code: DiskErrorCode = 'HEADER_ERROR';
+}
+
+/**
+ * The secret given does not open the volume: the x-disk command exits with status 2 for it.
+ *
+ * @example
+ * ```ts
+ * const wrong = e instanceof WrongSecretError; // a wrong passphrase, recovery password, startup key or volume key
+ * ```
+ */
+export class WrongSecretError extends DiskError {
+  override name = 'WrongSecretError';
+  override readonly code: DiskErrorCode = 'WRONG_SECRET';
+}
+
+/**
+ * No keyslot, protector or user of the volume opens with the passphrase (password, recovery password,
+ * startup key) given.
+ *
+ * @example
+ * ```ts
+ * await format.open(source, { kind: 'passphrase', bytes }).catch((e) => e instanceof WrongPassphraseError);
+ * ```
+ */
+export class WrongPassphraseError extends WrongSecretError {
+  override name = 'WrongPassphraseError';
+  override readonly code: DiskErrorCode = 'WRONG_PASSPHRASE';
+}
+
+/**
+ * The raw volume key given is not the volume's (as far as the format can tell).
+ *
+ * @example
+ * ```ts
+ * await format.openWithVolumeKey?.(source, key).catch((e) => e instanceof WrongVolumeKeyError);
+ * ```
+ */
+export class WrongVolumeKeyError extends WrongSecretError {
+  override name = 'WrongVolumeKeyError';
+  override readonly code: DiskErrorCode = 'WRONG_VOLUME_KEY';
+}

@@ -1,0 +1,63 @@
+/**
+ * `@x/filevault2/format`: FileVault 2 (Core Storage) as a {@link DiskFormat} of `@x/disk-format`, what
+ * `x-disk` and the web page use. Cheap to import: detection checks the physical volume header's signature
+ * and checksum and loads nothing else; the metadata, key and volume code of this package is loaded by the
+ * first `readHeader` or `open`.
+ *
+ * @example
+ * ```ts
+ * import { fileVault2Format } from '@x/filevault2/format';
+ * const { volume, summary } = await fileVault2Format.open(source, { kind: 'passphrase', bytes });
+ * ```
+ *
+ * @packageDocumentation
+ */
+import type { ByteSource } from '@x/byte-source';
+import { type DiskFormat, type DiskHeader, type Opened, type OpenOptions, sizeText } from '@x/disk-format';
+import { isFileVault2 } from './detect.js';
+import type { FileVault2OpenOptions } from './volume.js';
+
+async function readHeader(source: ByteSource): Promise<DiskHeader> {
+  const [{ readFileVault2Header }, { describeFileVault2, fileVault2ToJson }] = await Promise.all([
+    import('./header.js'),
+    import('./describe.js'),
+  ]);
+  const h = await readFileVault2Header(source);
+  return { title: 'FileVault 2', describe: () => describeFileVault2(h), toJson: () => fileVault2ToJson(h) };
+}
+
+async function open(source: ByteSource, secret: FileVault2OpenOptions, options: OpenOptions = {}): Promise<Opened> {
+  const { openFileVault2 } = await import('./volume.js');
+  const v = await openFileVault2(source, { ...secret, kernel: options.kernel, share: options.share });
+  const how = secret.volumeKey === undefined ? 'passphrase' : 'volume key given';
+  const summary = `FileVault 2 ${v.cipher}, ${v.sectorSize}-byte sectors, ${sizeText(v.payloadSize)}, ${how}, kernel ${v.kernel}`;
+  return { volume: v, summary };
+}
+
+/**
+ * FileVault 2 logical volumes: detected by their Core Storage physical volume header, opened with a user's
+ * passphrase or the volume key.
+ *
+ * @example
+ * ```ts
+ * import { fileVault2Format } from '@x/filevault2/format';
+ * console.log((await fileVault2Format.readHeader(source)).describe()); // as `cryptsetup fvault2Dump`
+ * ```
+ */
+export const fileVault2Format: DiskFormat = {
+  type: 'fvault2',
+  name: 'FileVault 2',
+  secrets: ['passphrase'],
+  clearKey: false,
+  keyslots: false,
+  detect: isFileVault2,
+  readHeader,
+  open(source, secret, options) {
+    if (secret?.kind !== 'passphrase')
+      return Promise.reject(
+        new TypeError('@x/filevault2: a FileVault 2 volume opens with a passphrase or its volume key'),
+      );
+    return open(source, { passphrase: secret.bytes }, options);
+  },
+  openWithVolumeKey: (source, volumeKey, options) => open(source, { volumeKey }, options),
+};
