@@ -1,9 +1,11 @@
 // Decrypting a volume on several threads, for `decrypt --threads N` (Node only).
 //
-// The main thread unlocks the volume once and hands its volume key to N worker threads (a structured
-// clone per thread, wiped there as soon as the volume is open; the caller wipes its own). Each thread
-// opens the image and the volume by itself, from the key: no passphrase, no key derivation. The pool is
-// then a {@link SectorReader} for ./pump.ts: `read(dst, firstSector)` sends the chunk to the least busy
+// The main thread unlocks the volume once and hands what `volume.share()` gives, its layout (plain data:
+// the dm-crypt cipher, the runs of the image) and its volume key, to N worker threads (a structured clone
+// per thread, the key wiped there as soon as the cipher is made; the caller wipes its own). Each thread
+// opens the image and makes the same volume (@x/disk-format's SectorVolume) by itself: no format code, no
+// passphrase, no key derivation, so every format is decrypted the same way. The pool is then a
+// {@link SectorReader} for ./pump.ts: `read(dst, firstSector)` sends the chunk to the least busy
 // thread, which reads its ciphertext into `dst` and decrypts it there, in place. The chunks live on a
 // SharedArrayBuffer, so nothing is copied; the pump keeps the order and writes from the main thread (or
 // its writer thread), so the output is the same bytes whatever N is.
@@ -13,27 +15,23 @@
 // whose `main` waits on {@link decryptThread} instead of parsing a command line (see ./x-luks-main.ts).
 // Run from source with tsx, the thread inherits the tsx loader through `execArgv`.
 import { openFileSource } from '@x/byte-source/file';
+import { SectorVolume, type SharedVolume } from '@x/disk-format';
+import { newSectorCipher } from '@x/dm-crypt';
+import { chooseKernel } from '@x/aes-kernels/hazmat';
+import { availableParallelism } from 'node:os';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { UsageError } from './io.js';
 import type { SectorReader } from './pump.js';
 
 /** `workerData` of a decrypt thread: the tag that tells this module's copy in a thread to serve. */
 const TAG = '@x/cli decrypt thread';
 
-/** The formats a decrypt thread opens from a volume key (x-disk's BitLocker and FileVault 2 are not threaded). */
-export type ThreadFormat = 'luks';
-
-/** What each thread needs to open the volume by itself. */
-export interface ThreadVolume {
-  readonly format: ThreadFormat;
+/** What each thread needs to open the volume by itself: what `volume.share()` gave, and the image. */
+export interface ThreadVolume extends SharedVolume {
   /** The image's path: each thread opens it for reading. */
   readonly image: string;
-  /** The volume key; cloned into each thread, the caller wipes its own copy once {@link DecryptThreads.open} returns. */
-  readonly volumeKey: Uint8Array;
-  /** The AES kernel the main thread chose: every thread uses the same. */
-  readonly kernel: string;
-  /** The geometry the main thread saw: a thread that opens anything else fails (the image changed). */
-  readonly sectorSize: number;
-  readonly payloadSize: number;
+  /** The image's size when the main thread opened it: a thread that finds another fails (the image changed). */
+  readonly imageSize: number;
 }
 
 type ToThread =
@@ -46,27 +44,20 @@ type FromThread =
   | { readonly op: 'failed'; readonly id?: number; readonly name: string; readonly message: string }
   | { readonly op: 'closed' };
 
-/** A volume as a thread holds it: the part of `LuksVolume` it uses. */
-interface OpenVolume {
-  readonly sectorSize: number;
-  readonly payloadSize: number;
-  read(dst: Uint8Array, firstSector: number): Promise<void>;
-  close(): void;
-}
-
 type Source = Awaited<ReturnType<typeof openFileSource>>;
-type Opener = (v: ThreadVolume, source: Source) => Promise<OpenVolume>;
 
-/**
- * Per format, loads its package (only in a thread that needs it, as x-disk loads only the format it
- * opens) and gives the function that opens a volume from its key.
- */
-const OPENERS: Record<ThreadFormat, () => Promise<Opener>> = {
-  luks: async () => {
-    const { openLuks } = await import('@x/luks');
-    return (v, source) => openLuks(source, { volumeKey: v.volumeKey, kernel: v.kernel });
-  },
-};
+/** The volume `v` describes, on `source`: its cipher made from its key (which the caller wipes). */
+function openShared(v: ThreadVolume, source: Source): SectorVolume {
+  if (source.size !== v.imageSize) throw new Error(`@x/cli: ${v.image} changed while it was being opened`);
+  const { layout } = v;
+  const cipher = newSectorCipher(layout.cipher, v.volumeKey, {
+    sectorSize: layout.sectorSize,
+    ivOffset: layout.ivOffset,
+    ivLargeSectors: layout.ivLargeSectors,
+    kernel: v.kernel,
+  });
+  return new SectorVolume({ source, layout, cipher, prefix: '@x/cli', what: 'the volume', error: Error });
+}
 
 /** How long {@link DecryptThreads.close} waits for a thread to wipe its keys before it terminates it anyway. */
 const CLOSE_GRACE_MS = 2000;
@@ -76,15 +67,10 @@ const errorOf = (e: unknown) => ({
   message: e instanceof Error ? e.message : String(e),
 });
 
-/**
- * The thread's side: open on `open`, read and decrypt on `read`, wipe the keys and stop on `close`. The
- * format's package starts loading at once, while the main thread unlocks the volume.
- */
-function serve(port: NonNullable<typeof parentPort>, format: ThreadFormat): Promise<void> {
-  const opener = OPENERS[format]();
-  opener.catch(() => {}); // reported by the open that awaits it
+/** The thread's side: open on `open`, read and decrypt on `read`, wipe the keys and stop on `close`. */
+function serve(port: NonNullable<typeof parentPort>): Promise<void> {
   let source: Source | undefined;
-  let volume: OpenVolume | undefined;
+  let volume: SectorVolume | undefined;
   const post = (m: FromThread) => port.postMessage(m);
   return new Promise((resolve) => {
     port.on('message', async (m: ToThread) => {
@@ -99,11 +85,8 @@ function serve(port: NonNullable<typeof parentPort>, format: ThreadFormat): Prom
       } else if (m.op === 'open') {
         const v = m.volume;
         try {
-          const open = await opener;
           source = await openFileSource(v.image);
-          volume = await open(v, source);
-          if (volume.sectorSize !== v.sectorSize || volume.payloadSize !== v.payloadSize)
-            throw new Error(`@x/cli: ${v.image} changed while it was being opened`);
+          volume = openShared(v, source);
           post({ op: 'ready' });
         } catch (e) {
           post({ op: 'failed', ...errorOf(e) });
@@ -128,16 +111,12 @@ function serve(port: NonNullable<typeof parentPort>, format: ThreadFormat): Prom
  * runs the whole bundled command) waits for it and does nothing else.
  */
 export const decryptThread: Promise<void> | undefined = (() => {
-  const data = workerData as { [TAG]?: ThreadFormat } | null;
-  const format = isMainThread ? undefined : data?.[TAG];
-  return parentPort !== null && format !== undefined && Object.hasOwn(OPENERS, format)
-    ? serve(parentPort, format)
-    : undefined;
+  const tagged = !isMainThread && (workerData as { [TAG]?: boolean } | null)?.[TAG] === true;
+  return parentPort !== null && tagged ? serve(parentPort) : undefined;
 })();
 
-/** Starts one decrypt thread for `format`: this module, in a worker, tagged to serve. */
-const spawnThread = (format: ThreadFormat): Worker =>
-  new Worker(new URL(import.meta.url), { workerData: { [TAG]: format } });
+/** Starts one decrypt thread: this module, in a worker, tagged to serve. */
+const spawnThread = (): Worker => new Worker(new URL(import.meta.url), { workerData: { [TAG]: true } });
 
 interface Thread {
   readonly worker: Worker;
@@ -159,12 +138,12 @@ interface Thread {
  * @example
  * ```ts
  * const threads = new DecryptThreads(2);
- * const volume = await openLuks(source, { volumeKey });
+ * const { volume } = await format.open(source, secret, { share: true });
+ * const shared = volume.share!()!;
  * try {
- *   await threads.open({ format: 'luks', image, volumeKey, kernel: volume.kernel, sectorSize: volume.sectorSize, payloadSize: volume.payloadSize });
+ *   await threads.open({ ...shared, image, imageSize: source.size });
  * } finally {
- *   volume.close();
- *   volumeKey.fill(0);
+ *   shared.volumeKey.fill(0);
  * }
  * await pumpVolume(threads, sink, onProgress, { chunkBytes, depth: threads.count + 2, shared: true });
  * await threads.close();
@@ -179,16 +158,12 @@ export class DecryptThreads implements SectorReader {
   #failed: Error | undefined;
   #closing: Promise<void> | undefined;
 
-  /**
-   * Starts `count` threads, which load `format`'s package at once; `spawn` starts one (tests give their
-   * own).
-   */
-  constructor(count: number, format: ThreadFormat, spawn: (format: ThreadFormat) => Worker = spawnThread) {
+  /** Starts `count` threads; `spawn` starts one (tests give their own). */
+  constructor(count: number, spawn: () => Worker = spawnThread) {
     if (!Number.isSafeInteger(count) || count < 1) throw new RangeError('@x/cli: count must be a whole number ≥ 1');
-    if (!Object.hasOwn(OPENERS, format)) throw new RangeError(`@x/cli: no decrypt threads for the format "${format}"`);
     this.count = count;
     this.#threads = [];
-    for (let i = 0; i < count; i++) this.#threads.push(this.#watch(spawn(format)));
+    for (let i = 0; i < count; i++) this.#threads.push(this.#watch(spawn()));
   }
 
   /** Whether a thread has the volume open, and so takes reads (see {@link DecryptThreads.open}). */
@@ -256,8 +231,9 @@ export class DecryptThreads implements SectorReader {
    */
   async open(volume: ThreadVolume): Promise<void> {
     if (this.#failed) throw this.#failed;
-    this.sectorSize = volume.sectorSize;
-    this.payloadSize = volume.payloadSize;
+    const { extents } = volume.layout;
+    this.sectorSize = volume.layout.sectorSize;
+    this.payloadSize = extents.length === 0 ? 0 : extents[extents.length - 1].end;
     const ready = this.#threads.map(
       (t) =>
         new Promise<void>((resolve, reject) => {
@@ -363,4 +339,29 @@ export class UntilThreadsOpen implements SectorReader {
       if (this.threads.ready) this.#closeVolume();
     });
   }
+}
+
+/** The most `--threads`: far more than any machine's cores; each thread holds a 4 MiB chunk. */
+const MAX_THREADS = 256;
+
+/**
+ * `--threads`: a whole number from 1 to {@link MAX_THREADS}. By default one per core where the AES kernel
+ * is the bottleneck (wasm-simd128, portable: about 300 MB/s a core here); one with a hardware AES kernel
+ * (native-x64, native-arm64), whose one thread outruns the file system, so that more threads would only add
+ * their start-up and compete with the writes (measured: 1 GiB in 0.75 s on one thread, 0.85 s on two).
+ */
+export function threadCount(v: string | undefined): number {
+  if (v === undefined) {
+    let kernel = '';
+    try {
+      kernel = chooseKernel('@x/cli').name; // what the volume will run on: X_AES_KERNEL, else the best
+    } catch {
+      // an unusable X_AES_KERNEL: opening the volume says so
+    }
+    return kernel.startsWith('native-') ? 1 : Math.min(availableParallelism(), MAX_THREADS);
+  }
+  const n = /^\d+$/.test(v) ? Number(v) : Number.NaN;
+  if (!(n >= 1 && n <= MAX_THREADS))
+    throw new UsageError(`--threads takes a whole number of threads from 1 to ${MAX_THREADS}, not "${v}"`);
+  return n;
 }

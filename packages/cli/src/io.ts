@@ -1,5 +1,6 @@
 // What both commands share about talking to the user: the streams, usage errors, the exit status and the
 // one line an error becomes on stderr.
+import { WrongSecretError } from '@x/disk-format';
 
 /**
  * Where a command reads and writes; the process's streams by default (tests pass their own).
@@ -21,40 +22,38 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
-/** The names of the errors that mean "wrong secret", in every format package: exit status 2. */
-const WRONG_SECRET = new Set(['WrongPassphraseError', 'WrongVolumeKeyError']);
+/**
+ * The exit status of each outcome, as `--help` and the README say: 0 done, 1 anything else (usage, I/O, a
+ * damaged or unsupported image), 2 a wrong secret.
+ */
+export const EXIT = { done: 0, failed: 1, wrongSecret: 2 } as const;
 
 /**
- * Reports `e` on stderr as `command: message` (without a leading `@x/<package>: `) and returns the exit
- * status: 2 for a wrong passphrase, recovery password, startup key or volume key (by the error's name, so
- * that any format package's errors count), 1 for everything else; usage errors add the usage text.
+ * Reports `e` on stderr as one line, `command: message` (without a leading `@x/<package>: `), and returns
+ * the exit status: 2 for a wrong passphrase, recovery password, startup key or volume key (a
+ * WrongSecretError of any format), 1 for everything else; usage errors add the usage text after the line.
  */
 export function report(io: CliIo, command: string, usage: string, e: unknown): number {
   const message = (e instanceof Error ? e.message : String(e)).replace(/^@x\/[a-z0-9-]+: /, '');
-  if (e instanceof Error && WRONG_SECRET.has(e.name)) {
-    io.stderr.write(`${command}: ${message}\n`);
-    return 2;
-  }
-  if (e instanceof UsageError || (e as { code?: string } | undefined)?.code?.startsWith('ERR_PARSE_ARGS')) {
-    io.stderr.write(`${command}: ${message}\n${usage}\n`);
-    return 1;
-  }
-  io.stderr.write(`${command}: ${message}\n`);
-  return 1;
+  io.stderr.write(`${command}: ${message}\n${e instanceof UsageError ? `${usage}\n` : ''}`);
+  return e instanceof WrongSecretError ? EXIT.wrongSecret : EXIT.failed;
 }
 
-const MiB = 1024 * 1024;
+const FILE_ERRORS: Record<string, string> = {
+  ENOENT: 'no such file',
+  EACCES: 'permission denied',
+  EISDIR: 'is a directory',
+};
 
-/** `n` bytes as `12 KiB` below a MiB, else `3.4 MiB`. */
-export const fmtMiB = (n: number): string => (n < MiB ? `${(n / 1024).toFixed(0)} KiB` : `${(n / MiB).toFixed(1)} MiB`);
+/** A file that cannot be opened, in one line (`disk.img: no such file`); other errors as they are. */
+export function fileError(e: unknown, path: string): unknown {
+  const text = FILE_ERRORS[(e as NodeJS.ErrnoException | undefined)?.code ?? ''];
+  return text === undefined ? e : new Error(`${path}: ${text}`, { cause: e });
+}
 
 /** A throughput in MB/s (10^6 bytes per second). */
 export const fmtRate = (bytes: number, ms: number): string =>
   `${ms > 0 ? (bytes / 1e6 / (ms / 1000)).toFixed(1) : '∞'} MB/s`;
-
-/** `a`, `a or b`, `a, b or c`. */
-export const orList = (items: readonly string[]): string =>
-  items.length > 1 ? `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}` : (items[0] ?? '');
 
 /**
  * Makes a closed pipe on standard output a normal end (`x-luks decrypt IMAGE - | head -c1`, `dump --json |

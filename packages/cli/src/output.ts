@@ -11,23 +11,10 @@ import { randomBytes } from 'node:crypto';
 import { rmSync, type Stats } from 'node:fs';
 import { type FileHandle, lstat, open, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { type CliIo, fmtMiB, fmtRate, isClosedPipe, UsageError } from './io.js';
-import { DecryptThreads, type ThreadFormat, UntilThreadsOpen } from './decrypt-threads.js';
+import { type DiskVolume, type Opened, sizeText } from '@x/disk-format';
+import { type CliIo, fmtRate, isClosedPipe, UsageError } from './io.js';
+import { DecryptThreads, UntilThreadsOpen } from './decrypt-threads.js';
 import { type ChunkSink, chunkLength, pumpVolume, type SectorReader, startWriter, type Writer } from './pump.js';
-
-/**
- * An unlocked volume of any format, as `decrypt` writes it: `read` decrypts payload sectors, `close`
- * wipes the keys, `kernel` names the AES kernel (for the summary line).
- *
- * @example
- * ```ts
- * const v: DiskVolume = await openLuks(source, { passphrase });
- * ```
- */
-export interface DiskVolume extends SectorReader {
-  readonly kernel: string;
-  close(): void;
-}
 
 /** Payload bytes per chunk: large enough that per-call costs vanish, small enough for any machine. */
 export const CHUNK_BYTES = 4 << 20;
@@ -39,7 +26,7 @@ const threadedDepth = (threads: number) => threads + 2;
 const WRITE_PIECE_BYTES = 128 << 10;
 
 /** One `decrypt`: where to, and how to open the volume once OUT has been checked. */
-export interface DecryptJob<V extends DiskVolume> {
+export interface DecryptJob {
   /** The command's name: the prefix of its stderr lines and part of the temporary file's name. */
   readonly command: string;
   /** The output path, or `-` for standard output. */
@@ -48,25 +35,15 @@ export interface DecryptJob<V extends DiskVolume> {
   readonly image: string;
   /** Overwrite an existing OUT. */
   readonly force: boolean;
-  /** Unlocks the volume (called once OUT is known to be writable, while the writer thread starts). */
-  open(): Promise<V>;
-  /** The summary line's text after `command: `, e.g. `LUKS2 aes-xts-plain64, 4096-byte sectors, …`. */
-  summary(volume: V): string;
-  /** Decrypt on several threads (undefined: on this thread, as always). */
-  readonly threads?: ThreadedJob;
-}
-
-/** How {@link DecryptJob.open}'s volume is decrypted on several threads. */
-export interface ThreadedJob {
-  /** Decrypt threads, more than 1 (1 is no {@link ThreadedJob} at all). */
-  readonly count: number;
-  /** What each thread opens the image as. */
-  readonly format: ThreadFormat;
   /**
-   * Called once `open()` has resolved: the volume key it used, a copy that `decryptTo` wipes once the
-   * threads have their own; undefined when there is none (the volume is then decrypted on this thread).
+   * Unlocks the volume (called once OUT is known to be writable, while the writer thread starts); with
+   * `threads` above 1, opened to share (`{ share: true }`). Its summary line is printed after `command: `.
    */
-  takeVolumeKey(): Uint8Array | undefined;
+  open(): Promise<Opened>;
+  /** Decrypt threads (1: on this thread only). */
+  readonly threads: number;
+  /** The image's size, for the threads to check that it has not changed. */
+  readonly imageSize: number;
 }
 
 /**
@@ -87,13 +64,13 @@ export function progress(io: CliIo, command: string, total: number, verb = 'decr
       const width = 30;
       const full = Math.round(f * width);
       io.stderr.write(
-        `\r[${'#'.repeat(full)}${' '.repeat(width - full)}] ${(100 * f).toFixed(0).padStart(3)}%  ${fmtMiB(done)} / ${fmtMiB(total)}  ${fmtRate(done, now - start)} `,
+        `\r[${'#'.repeat(full)}${' '.repeat(width - full)}] ${(100 * f).toFixed(0).padStart(3)}%  ${sizeText(done)} / ${sizeText(total)}  ${fmtRate(done, now - start)} `,
       );
     },
     finish(done: number) {
       const ms = performance.now() - start;
       if (tty) io.stderr.write('\r\x1b[K');
-      io.stderr.write(`${command}: ${verb} ${fmtMiB(done)} in ${(ms / 1000).toFixed(2)} s, ${fmtRate(done, ms)}\n`);
+      io.stderr.write(`${command}: ${verb} ${sizeText(done)} in ${(ms / 1000).toFixed(2)} s, ${fmtRate(done, ms)}\n`);
     },
   };
 }
@@ -125,34 +102,23 @@ const pump = (reader: SectorReader, sink: ChunkSink, onProgress: (done: number) 
   );
 
 /**
- * Has `threads` open `volume` from the job's volume key, and returns the reader to pump: `volume` until
- * a thread is ready, the threads from then on ({@link UntilThreadsOpen}); or, with no volume key or a
- * payload of one chunk (which one thread decrypts as fast), `volume` alone, the threads being closed.
- * The key is wiped here, whatever happens: the threads have their clones once `open` has been called.
+ * Has `threads` open what `volume.share()` gives, and returns the reader to pump: `volume` until a thread
+ * is ready, the threads from then on ({@link UntilThreadsOpen}); or, when the volume has nothing to share or
+ * its payload is one chunk (which one thread decrypts as fast), `volume` alone, the threads being closed. The
+ * key is wiped here, whatever happens: the threads have their clones once `open` has been called.
  */
-async function threadedReader<V extends DiskVolume>(
-  job: DecryptJob<V>,
-  volume: V,
-  threads: DecryptThreads,
-): Promise<SectorReader> {
-  const volumeKey = job.threads!.takeVolumeKey();
+async function threadedReader(job: DecryptJob, volume: DiskVolume, threads: DecryptThreads): Promise<SectorReader> {
+  const shared = volume.share?.();
   let opening: Promise<void>;
   try {
     const chunk = chunkLength(volume.payloadSize, volume.sectorSize, CHUNK_BYTES);
-    if (volumeKey === undefined || volume.payloadSize <= chunk) {
+    if (shared === undefined || volume.payloadSize <= chunk) {
       await threads.close();
       return volume;
     }
-    opening = threads.open({
-      format: job.threads!.format,
-      image: job.image,
-      volumeKey,
-      kernel: volume.kernel,
-      sectorSize: volume.sectorSize,
-      payloadSize: volume.payloadSize,
-    });
+    opening = threads.open({ ...shared, image: job.image, imageSize: job.imageSize });
   } finally {
-    volumeKey?.fill(0);
+    shared?.volumeKey.fill(0);
   }
   return new UntilThreadsOpen(volume, threads, opening);
 }
@@ -235,7 +201,7 @@ export async function intoNewFile<T>(
  *
  * @throws UsageError when OUT exists (or appears meanwhile) and `force` is not set.
  */
-export async function decryptTo<V extends DiskVolume>(io: CliIo, job: DecryptJob<V>): Promise<void> {
+export async function decryptTo(io: CliIo, job: DecryptJob): Promise<void> {
   const { command, out, force } = job;
   const existing =
     out === '-'
@@ -251,15 +217,16 @@ export async function decryptTo<V extends DiskVolume>(io: CliIo, job: DecryptJob
   const positional = out !== '-' && (!existing || existing.isFile() || existing.isBlockDevice());
   let writer: Writer | undefined;
   let threads: DecryptThreads | undefined;
-  let volume: V | undefined;
+  let volume: DiskVolume | undefined;
   try {
     if (positional) writer = startWriter(WRITE_PIECE_BYTES);
     // started before the unlock too, which hides their start (and their loading of this code)
-    if (job.threads && job.threads.count > 1) threads = new DecryptThreads(job.threads.count, job.threads.format);
-    volume = await job.open();
+    if (job.threads > 1) threads = new DecryptThreads(job.threads);
+    const opened = await job.open();
+    volume = opened.volume;
     const reader = threads ? await threadedReader(job, volume, threads) : volume;
     const on = reader instanceof UntilThreadsOpen ? ` (${reader.threads.count} threads)` : '';
-    io.stderr.write(`${command}: ${job.summary(volume)}${on}\n`);
+    io.stderr.write(`${command}: ${opened.summary}${on}\n`);
     const bar = progress(io, command, volume.payloadSize);
     if (out === '-') {
       let done = 0;
@@ -272,7 +239,7 @@ export async function decryptTo<V extends DiskVolume>(io: CliIo, job: DecryptJob
       } catch (e) {
         if (!isClosedPipe(e)) throw e;
         // the reader has gone (`| head -c1`): a normal end, not an error
-        io.stderr.write(`${command}: the output was closed after ${fmtMiB(done)}\n`);
+        io.stderr.write(`${command}: the output was closed after ${sizeText(done)}\n`);
       }
       return;
     }

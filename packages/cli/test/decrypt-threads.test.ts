@@ -4,6 +4,7 @@
 // every thread is stopped, asked to wipe its keys first.
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
+import { payloadLayout } from '@x/disk-format';
 import { DecryptThreads, UntilThreadsOpen } from '../src/decrypt-threads.js';
 import { pumpVolume } from '../src/pump.js';
 
@@ -20,7 +21,7 @@ let sectorSize = 0;
 parentPort.on('message', (m) => {
   if (m.op === 'open') {
     m.volume.volumeKey.fill(0);
-    sectorSize = m.volume.sectorSize;
+    sectorSize = m.volume.layout.sectorSize;
     if (openFails) parentPort.postMessage({ op: 'failed', name: 'WrongVolumeKeyError', message: '@x/luks: the volume key does not match the header digest' });
     else parentPort.postMessage({ op: 'ready' });
   } else if (m.op === 'read') {
@@ -42,18 +43,17 @@ type Behaviour = 'fill' | 'fail' | 'throw' | 'exit';
 
 const SECTOR = 512;
 const volume = (payloadSize: number) => ({
-  format: 'luks' as const,
   image: '/nonexistent',
+  imageSize: payloadSize + 4096,
+  layout: payloadLayout('aes-xts-plain64', SECTOR, 4096, payloadSize),
   volumeKey: new Uint8Array(64).fill(7),
   kernel: 'stand-in',
-  sectorSize: SECTOR,
-  payloadSize,
 });
 
 let started: { worker: Worker; closed: Int32Array }[] = [];
 /** Threads with the given behaviour per thread (the last repeats). */
 function threads(count: number, behaviours: Behaviour[], opts: { openFails?: boolean; silentClose?: boolean } = {}) {
-  return new DecryptThreads(count, 'luks', () => {
+  return new DecryptThreads(count, () => {
     const closed = new Int32Array(new SharedArrayBuffer(4));
     const behaviour = behaviours[Math.min(started.length, behaviours.length - 1)];
     const worker = new Worker(STAND_IN, { eval: true, workerData: { behaviour, closed, ...opts } });
@@ -191,7 +191,6 @@ describe('DecryptThreads', () => {
   });
 
   it('refuses a count below 1', () => {
-    for (const n of [0, -1, 1.5, Number.NaN]) expect(() => new DecryptThreads(n, 'luks')).toThrow(RangeError);
-    expect(() => new DecryptThreads(1, 'bitlk' as 'luks')).toThrow('@x/cli: no decrypt threads for the format "bitlk"');
+    for (const n of [0, -1, 1.5, Number.NaN]) expect(() => new DecryptThreads(n)).toThrow(RangeError);
   });
 });

@@ -12,7 +12,12 @@ import { afterAll } from 'vitest';
 import { bundleNodeCommands } from '@x/testkit';
 
 const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
-const SOURCES = { 'x-luks': '../src/x-luks.ts', 'x-disk': '../src/x-disk.ts' } as const;
+const SOURCES = {
+  'x-luks': '../src/x-luks.ts',
+  'x-disk': '../src/x-disk.ts',
+  // x-disk with the made-up TOY format after @x/disk's (new-format.test.ts)
+  'x-disk-toy': './x-disk-toy.ts',
+} as const;
 type Command = keyof typeof SOURCES;
 
 /** A fixture of `@x/luks` (its committed sample volume): `packages/luks/test/fixtures/<name>`. */
@@ -28,13 +33,10 @@ function buildCommands(): Promise<{ dir: string; bins: Record<Command, string> }
     const cache = join(PACKAGE, 'node_modules', '.cache');
     await mkdir(cache, { recursive: true });
     const dir = await mkdtemp(join(cache, 'x-cli-bin-'));
-    const bins = await bundleNodeCommands(
-      {
-        'x-luks': fileURLToPath(new URL(SOURCES['x-luks'], import.meta.url)),
-        'x-disk': fileURLToPath(new URL(SOURCES['x-disk'], import.meta.url)),
-      },
-      dir,
-    );
+    const entries = Object.fromEntries(
+      Object.entries(SOURCES).map(([name, path]) => [name, fileURLToPath(new URL(path, import.meta.url))]),
+    ) as Record<Command, string>;
+    const bins = await bundleNodeCommands(entries, dir);
     return { dir, bins };
   })();
   return built;

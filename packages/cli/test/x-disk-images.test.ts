@@ -10,7 +10,7 @@ import { kernels } from '@x/cbc';
 import { testedKernels } from '@x/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bitlockerImages, FILEVAULT2_FACTS as FACTS, fileVault2Image, startupKeyFiles } from '@x/testkit/disk-images';
-import { runDisk } from './helpers.js';
+import { luksFixture, runDisk } from './helpers.js';
 
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 const all = testedKernels(kernels());
@@ -57,7 +57,7 @@ describe('BitLocker', () => {
       const r = await runDisk(['decrypt', image.path, '-', ...real], { env });
       expect(r.stderr).toMatch(
         new RegExp(
-          `^x-disk: BitLocker( To Go)? ${image.cipher}, \\d+-byte sectors, [\\d.]+ MiB, ${protector}, kernel ${env.X_AES_KERNEL}\\n`,
+          `^x-disk: BitLocker( To Go)? ${image.cipher}, \\d+-byte sectors, [\\d.]+ MiB, ${protector}, kernel ${env.X_AES_KERNEL}( \\(\\d+ threads\\))?\\n`,
         ),
       );
       expect(r.code).toBe(0);
@@ -87,8 +87,8 @@ describe('BitLocker', () => {
     for (const [args, message] of [
       [['--passphrase-file', wrongPw], /^x-disk: wrong password$/m],
       [['--recovery-password', all_[0].recoveryPassword], /^x-disk: wrong recovery password$/m],
-      [['--key-file', key], /^x-disk: the FVEK does not decrypt the boot sector to a boot record$/m],
-      [['--key-file', same], /^x-disk: the FVEK is not a valid key for aes-xts-plain64: /m],
+      [['--volume-key-file', key], /^x-disk: the FVEK does not decrypt the boot sector to a boot record$/m],
+      [['--volume-key-file', same], /^x-disk: the FVEK is not a valid key for aes-xts-plain64: /m],
     ] as const) {
       const r = await runDisk(['decrypt', image.path, out, ...args]);
       expect(r.stderr).toMatch(message);
@@ -131,6 +131,44 @@ describe('BitLocker', () => {
   });
 });
 
+describe('as a cryptsetup user types it: -d PASSFILE, --volume-key-file, --threads', () => {
+  it('x-disk decrypt IMAGE OUT -d PASSFILE opens LUKS, BitLocker and FileVault 2, on 1 or 3 threads alike', async () => {
+    const sample = luksFixture('sample-luks2.img');
+    const l = await runDisk(['decrypt', sample, '-', '-d', luksFixture('sample.passphrase')]);
+    expect(l.code).toBe(0);
+    expect(l.stdout.toString()).toMatch(/^x-aes sample volume\n/);
+    const bitlk = bitlockerImages().images.find((i) => i.name === 'bitlk-aes-xts-128')!;
+    const fv = fileVault2Image();
+    for (const [image, password, sum] of [
+      [bitlk.path, bitlk.password, bitlk.sha256],
+      [fv, FACTS.passphrase, FACTS.sha256],
+    ]) {
+      const pw = join(dir, 'cryptsetup-style.pw');
+      await writeFile(pw, password);
+      for (const threads of ['1', '3']) {
+        const r = await runDisk(['decrypt', image, '-', '-d', pw, '--threads', threads], { env: nextKernel() });
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.stderr).toMatch(threads === '1' ? /, kernel [\w-]+\n/ : / \(3 threads\)\n/);
+        expect(sha256(r.stdout)).toBe(sum);
+      }
+    }
+  });
+
+  it('--volume-key-file is the raw volume key; --key-file is not (it is the passphrase)', async () => {
+    const image = fileVault2Image();
+    const key = join(dir, 'fv-vk.key');
+    await writeFile(key, Buffer.from(FACTS.volumeKey, 'hex'));
+    const k = await runDisk(['decrypt', image, '-', '--volume-key-file', key, '--threads', '2']);
+    expect(k.code, k.stderr).toBe(0);
+    expect(k.stderr).toMatch(/, volume key given, kernel \S+ \(2 threads\)\n/);
+    expect(sha256(k.stdout)).toBe(FACTS.sha256);
+    const asPassphrase = await runDisk(['decrypt', image, join(dir, 'never.out'), '--key-file', key]);
+    expect(asPassphrase.code).toBe(2); // the key's bytes as a passphrase open no user
+    expect(asPassphrase.stderr).toMatch(/^x-disk: the passphrase opens no crypto user of the volume/);
+    await nothingWritten(join(dir, 'never.out'));
+  });
+});
+
 describe('FileVault 2', () => {
   const image = fileVault2Image();
 
@@ -145,7 +183,9 @@ describe('FileVault 2', () => {
     expect(sha256(r.stdout)).toBe(FACTS.sha256);
     const key = join(dir, 'fv.key');
     await writeFile(key, Buffer.from(FACTS.volumeKey, 'hex'));
-    const k = await runDisk(['decrypt', image, '-', '--key-file', key, '--type', 'fvault2'], { env: nextKernel() });
+    const k = await runDisk(['decrypt', image, '-', '--volume-key-file', key, '--type', 'fvault2'], {
+      env: nextKernel(),
+    });
     expect(k.code).toBe(0);
     expect(sha256(k.stdout)).toBe(FACTS.sha256);
   });

@@ -85,15 +85,15 @@ describe.each(['luks2', 'luks1'])('x-luks encrypt --type %s, add-key, remove-key
 
 describe('usage', () => {
   it.each([
-    [['add-key', 'img'], /add-key needs --new-passphrase-file/],
-    [['add-key', 'img', '--new-passphrase-file', 'x'], /add-key needs exactly one of --passphrase-file and --key-file/],
+    [['add-key', 'img'], /add-key needs --new-keyfile/],
+    [['add-key', 'img', '--new-passphrase-file', 'x'], /add-key needs exactly one of --key-file and --volume-key-file/],
     [['add-key', 'img', 'extra', '--passphrase-file', 'a', '--new-passphrase-file', 'b'], /add-key takes one IMAGE/],
     [['add-key', 'img', '--passphrase-file', '-', '--new-passphrase-file', '-'], /only one of them can be -/],
     [
       ['add-key', 'img', '--passphrase-file', 'a', '--new-passphrase-file', 'b', '--new-keyslot', '40'],
-      /--new-keyslot takes a keyslot number/,
+      /--new-key-slot takes a keyslot number/,
     ],
-    [['remove-key', 'img'], /remove-key needs --passphrase-file/],
+    [['remove-key', 'img'], /remove-key needs --key-file/],
     [
       ['remove-key', 'img', '--passphrase-file', 'a', '--new-passphrase-file', 'b'],
       /remove-key does not take --new-passphrase-file/,
@@ -102,7 +102,7 @@ describe('usage', () => {
     [['encrypt', 'p', 'o', '--passphrase-file', 'a', '--type', 'luks3'], /--type luks3: expected luks2 or luks1/],
     [
       ['decrypt', 'i', 'o', '--passphrase-file', 'a', '--new-passphrase-file', 'b'],
-      /Unknown option '--new-passphrase-file'/,
+      /decrypt does not take --new-passphrase-file/,
     ],
   ])('%j', async (args, message) => {
     const r = await runCli(args as string[]);
@@ -137,7 +137,7 @@ describeWithCryptsetup('x-luks add-key and remove-key on volumes cryptsetup made
       const a = await runCli([
         'add-key',
         img,
-        '--key-file',
+        '--volume-key-file',
         file('vk'),
         '--new-passphrase-file',
         file('two'),
