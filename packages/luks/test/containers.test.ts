@@ -1,103 +1,26 @@
-// The issue's matrix against cryptsetup: containers with random contents and random passphrases, two
-// keyslots each, opened by the library (every keyslot, the volume key, a wrong passphrase) and decrypted
-// by the x-luks command as a child process, byte for byte.
+// The issue's matrix against cryptsetup (@x/containers' LUKS_MATRIX): containers with random contents and
+// random passphrases, two keyslots each, opened by the library (every keyslot, the volume key, a wrong
+// passphrase). The x-luks command decrypts the same matrix in @x/cli's tests (x-luks-volumes.test.ts).
 import { randomBytes } from 'node:crypto';
-import { rm, readFile, writeFile } from 'node:fs/promises';
-import { availableParallelism } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  describeWithCryptsetup,
-  convertToLuks1,
-  makeLuks2Container,
-  mapLimit,
-  removeAllContainers,
-  type Container,
-  type ContainerSpec,
-} from '@x/containers';
+import { describeWithCryptsetup, MATRIX_CASES, makeMatrix, removeAllContainers } from '@x/containers';
 import { openLuks, readHeader, WrongPassphraseError, WrongVolumeKeyError } from '../src/index.js';
 import { openFileSource } from '../src/file.js';
-import { runCli, sameBytes } from './helpers.js';
-
-interface Made {
-  name: string;
-  spec: ContainerSpec;
-  luks1?: boolean;
-}
+import { sameBytes } from './helpers.js';
 
 const pass = () => randomBytes(12).toString('base64url');
-const argon = { type: 'argon2id', memoryKiB: 32, iterations: 4, parallel: 1 } as const;
-
-// LUKS2 pbkdf2 (sha1, sha256, sha512), argon2id and argon2i; the 512-byte pbkdf2 ones are also converted to LUKS1.
-const MATRIX: Made[] = [
-  {
-    name: 'aes-cbc-essiv:sha256, 512, pbkdf2-sha1',
-    spec: { cipher: 'aes-cbc-essiv:sha256', keySize: 256, sectorSize: 512, pbkdf: { type: 'pbkdf2', hash: 'sha1' } },
-    luks1: true,
-  },
-  {
-    name: 'aes-cbc-essiv:sha256, 4096, pbkdf2-sha256',
-    spec: { cipher: 'aes-cbc-essiv:sha256', keySize: 128, sectorSize: 4096, pbkdf: { type: 'pbkdf2', hash: 'sha256' } },
-  },
-  {
-    name: 'aes-cbc-plain64, 512, pbkdf2-sha512',
-    spec: { cipher: 'aes-cbc-plain64', keySize: 256, sectorSize: 512, pbkdf: { type: 'pbkdf2', hash: 'sha512' } },
-    luks1: true,
-  },
-  {
-    name: 'aes-cbc-plain64, 4096, argon2i',
-    spec: {
-      cipher: 'aes-cbc-plain64',
-      keySize: 256,
-      sectorSize: 4096,
-      pbkdf: { ...argon, type: 'argon2i', memoryKiB: 64 },
-    },
-  },
-  {
-    name: 'aes-xts-plain64, 512, pbkdf2-sha256',
-    spec: { cipher: 'aes-xts-plain64', keySize: 512, sectorSize: 512, pbkdf: { type: 'pbkdf2', hash: 'sha256' } },
-    luks1: true,
-  },
-  {
-    name: 'aes-xts-plain64, 4096, argon2id',
-    spec: { cipher: 'aes-xts-plain64', keySize: 512, sectorSize: 4096, pbkdf: argon },
-  },
-  {
-    name: 'aes-xts-plain64, 4096, pbkdf2-sha512, 256-bit key',
-    spec: { cipher: 'aes-xts-plain64', keySize: 256, sectorSize: 4096, pbkdf: { type: 'pbkdf2', hash: 'sha512' } },
-  },
-  {
-    name: 'aes-cbc-essiv:sha256, 512, argon2id',
-    spec: { cipher: 'aes-cbc-essiv:sha256', keySize: 256, sectorSize: 512, pbkdf: argon },
-  },
-];
-
-// Every LUKS2 container, then the LUKS1 conversions.
-const CASES = [
-  ...MATRIX.map((m, i) => ({ label: `LUKS2 ${m.name}`, index: i, luks1: false })),
-  ...MATRIX.flatMap((m, i) => (m.luks1 ? [{ label: `LUKS1 ${m.name}`, index: i, luks1: true }] : [])),
-];
 
 describeWithCryptsetup('containers made by cryptsetup', () => {
-  const v2: Container[] = [];
-  const v1 = new Map<number, Container>();
-
+  let matrix: Awaited<ReturnType<typeof makeMatrix>>;
   beforeAll(async () => {
-    const made = await mapLimit(MATRIX, availableParallelism(), (m) =>
-      makeLuks2Container({ ...m.spec, dataSize: 192 * 1024, passphrases: [pass(), pass()] }),
-    );
-    v2.push(...made);
-    const conv = await mapLimit(
-      MATRIX.map((m, i) => [m, i] as const).filter(([m]) => m.luks1),
-      availableParallelism(),
-      async ([, i]) => [i, await convertToLuks1(made[i])] as const,
-    );
-    for (const [i, c] of conv) v1.set(i, c);
+    matrix = await makeMatrix();
   }, 120_000);
   afterAll(removeAllContainers);
 
-  const get = (c: { index: number; luks1: boolean }) => (c.luks1 ? v1.get(c.index)! : v2[c.index]);
+  const get = (cs: (typeof MATRIX_CASES)[number]) => matrix.get(cs);
 
-  describe.each(CASES)('$label', (cs) => {
+  describe.each(MATRIX_CASES)('$label', (cs) => {
     it("opens with each keyslot's passphrase and decrypts the whole payload", async () => {
       const c = get(cs);
       const src = await openFileSource(c.path);
@@ -144,21 +67,6 @@ describeWithCryptsetup('containers made by cryptsetup', () => {
       const plain = new Uint8Array(v.payloadSize);
       await v.read(plain, 0);
       expect(sameBytes(plain, c.original)).toBe(true);
-    });
-
-    it("x-luks decrypt writes the original data, byte for byte (second keyslot's passphrase)", async () => {
-      const c = get(cs);
-      const out = `${c.path}.out`;
-      const pf = `${c.path}.pass1`;
-      await writeFile(pf, c.passphrases[1]);
-      try {
-        const r = await runCli(['decrypt', c.path, out, '--passphrase-file', pf]);
-        expect(r.stderr).toMatch(/decrypted .* MB\/s/);
-        expect(r.code).toBe(0);
-        expect(sameBytes(new Uint8Array(await readFile(out)), c.original)).toBe(true);
-      } finally {
-        await rm(out, { force: true });
-      }
     });
   });
 });

@@ -37,3 +37,14 @@ export {
 export { describeWithCryptsetup } from './suite.js';
 export { editLuks2Json, resealLuks2Copy, setLuks2SegmentCipher, type Luks2JsonEdit } from './rewrite.js';
 export { makeDetachedHeader, reencryptDecryptArgs, type DetachedHeaderSpec } from './offline.js';
+export { LUKS_MATRIX, MATRIX_CASES, makeMatrix, type MatrixCase, type MatrixEntry } from './matrix.js';
+export {
+  ADIANTUM,
+  ADIANTUM_BASES,
+  ADIANTUM_CASES,
+  type AdiantumCase,
+  type AdiantumImage,
+  makeAdiantumImages,
+  type NewSectorCipher,
+  writeAt,
+} from './adiantum.js';
