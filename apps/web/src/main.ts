@@ -61,7 +61,8 @@ type Step = 'idle' | 'inspecting' | 'ready' | 'unlocking' | 'unlocked' | 'decryp
 let step: Step = 'idle';
 let worker: Worker | undefined;
 let file: File | undefined;
-let format = '';
+/** What the image's format calls its passphrase (from the worker). */
+let passphraseName = 'passphrase';
 let kernel = '';
 let payloadSize = 0;
 let sink: Sink | undefined;
@@ -111,7 +112,7 @@ function open(f: File): void {
 function onMessage(m: FromWorker): void {
   switch (m.type) {
     case 'inspected':
-      inspected(m.format, m.dump, m.secrets);
+      inspected(m.format, m.dump, m.secrets, m.passphraseName);
       break;
     case 'unlocked':
       unlocked(m.summary, m.kernel, m.payloadSize);
@@ -131,8 +132,8 @@ function onMessage(m: FromWorker): void {
   }
 }
 
-function inspected(name: string, text: string, secrets: readonly SecretChoice[]): void {
-  format = name;
+function inspected(name: string, text: string, secrets: readonly SecretChoice[], passphrase: string): void {
+  passphraseName = passphrase;
   formatName.textContent = name;
   dump.textContent = text;
   header.hidden = false;
@@ -142,8 +143,9 @@ function inspected(name: string, text: string, secrets: readonly SecretChoice[])
   ready(`${name} image. ${kindRow.hidden ? 'Type the passphrase' : 'Choose how to unlock it'}, then Unlock.`);
 }
 
-/** BitLocker calls its passphrase a password. */
-const choiceLabel = (s: SecretChoice) => (s === 'passphrase' && format === 'BitLocker' ? 'Password' : CHOICE_LABELS[s]);
+/** The label of a choice; the passphrase as the format calls it (BitLocker: a password). */
+const choiceLabel = (s: SecretChoice) =>
+  s === 'passphrase' ? passphraseName.charAt(0).toUpperCase() + passphraseName.slice(1) : CHOICE_LABELS[s];
 
 function showChoice(): void {
   const k = kind.value as SecretChoice;

@@ -1,8 +1,8 @@
-// The messages between the page (main.ts) and its worker (worker.ts). The worker holds the image's
+// The messages between the page (main.ts) and its worker (worker.ts, a Session). The worker holds the image's
 // source, the unlocked volume and its key; the page only ever sees the header's text, the summary and the
 // plaintext chunks on their way to the file.
 
-/** What opens a volume, as the page asks for it. `volumeKey` (x-disk's `--key-file`) is not offered here. */
+/** What opens a volume, as the page asks for it. The raw volume key (x-disk's `--volume-key-file`) is not offered here. */
 export type SecretChoice = 'passphrase' | 'recoveryPassword' | 'startupKey' | 'none';
 
 /** The page's secret: typed text as UTF-8 bytes (transferred, so the page keeps no copy), or a .BEK file. */
@@ -32,6 +32,8 @@ export type FromWorker =
       readonly dump: string;
       /** The secrets this format takes, in the order to offer them. */
       readonly secrets: readonly SecretChoice[];
+      /** What the format calls its passphrase: `passphrase`, or BitLocker's `password`. */
+      readonly passphraseName: string;
     }
   | {
       readonly type: 'unlocked';
