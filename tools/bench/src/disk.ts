@@ -6,7 +6,7 @@
 // XTS-AES-128 and AES-CBC-128 of 100 MiB, AES-CBC-128 + Elephant of 128 MiB (the largest). The LUKS2
 // volumes are made by cryptsetup here: aes-xts-plain64 with a 256-bit key (XTS-AES-128, as BitLocker's),
 // 512-byte sectors, 100 and 128 MiB of payload. Every command is the built one (packages/cli/dist), on the
-// default kernel, given the raw key with --key-file (the FVEK from `cryptsetup bitlkDump --dump-volume-key`,
+// default kernel, given the raw key with --volume-key-file (the FVEK from `cryptsetup bitlkDump --dump-volume-key`,
 // the LUKS volume key), so that what is timed is reading, decrypting and writing the volume, not a key
 // derivation; one more row opens the XTS image with its password, to show what BitLocker's 2^20 SHA-256
 // rounds add. Each command is timed from spawn to exit, writing a new file in a temporary directory
@@ -91,7 +91,7 @@ export async function runDisk(rounds = 9): Promise<Record<string, number> | unde
         volume: 'LUKS2 aes-xts-plain64, 100 MiB',
         bytes: 100 * MiB,
         bin: xluks,
-        args: [l100.image, '--key-file', l100.kf],
+        args: [l100.image, '--volume-key-file', l100.kf],
       },
       {
         name: 'x-disk',
@@ -99,7 +99,7 @@ export async function runDisk(rounds = 9): Promise<Record<string, number> | unde
         bytes: 100 * MiB,
         against: 'LUKS2 aes-xts-plain64, 100 MiB',
         bin: xdisk,
-        args: [img('bitlk-aes-xts-128'), '--key-file', xts.kf],
+        args: [img('bitlk-aes-xts-128'), '--volume-key-file', xts.kf],
       },
       {
         name: 'x-disk',
@@ -107,14 +107,14 @@ export async function runDisk(rounds = 9): Promise<Record<string, number> | unde
         bytes: 100 * MiB,
         against: 'LUKS2 aes-xts-plain64, 100 MiB',
         bin: xdisk,
-        args: [img('bitlk-aes-cbc-128'), '--key-file', cbc.kf],
+        args: [img('bitlk-aes-cbc-128'), '--volume-key-file', cbc.kf],
       },
       {
         name: 'x-luks',
         volume: 'LUKS2 aes-xts-plain64, 128 MiB',
         bytes: 128 * MiB,
         bin: xluks,
-        args: [l128.image, '--key-file', l128.kf],
+        args: [l128.image, '--volume-key-file', l128.kf],
       },
       {
         name: 'x-disk',
@@ -122,7 +122,7 @@ export async function runDisk(rounds = 9): Promise<Record<string, number> | unde
         bytes: 128 * MiB,
         against: 'LUKS2 aes-xts-plain64, 128 MiB',
         bin: xdisk,
-        args: [img('bitlk-aes-cbc-elephant-128'), '--key-file', el.kf],
+        args: [img('bitlk-aes-cbc-elephant-128'), '--volume-key-file', el.kf],
       },
       {
         name: 'x-disk (password)',
@@ -162,7 +162,7 @@ export async function runDisk(rounds = 9): Promise<Record<string, number> | unde
     const table = rows.map((row, i) => {
       const b = base(row.against);
       return [
-        `\`${row.name} decrypt\` ${row.args.includes('--key-file') ? '--key-file' : '--passphrase-file'}`,
+        `\`${row.name} decrypt\` ${row.args.includes('--volume-key-file') ? '--volume-key-file' : '--passphrase-file'}`,
         row.volume,
         (med[i] / 1000).toFixed(2),
         (rate(i) / 1e6).toFixed(0),

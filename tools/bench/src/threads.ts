@@ -109,7 +109,7 @@ export async function runThreads(options: ThreadsOptions = {}): Promise<ThreadsR
       for (let k = 0; k < counts.length; k++) {
         const i = (k + r) % counts.length;
         await rm(out, { force: true });
-        const args = [bin, 'decrypt', volume.path, out, '--key-file', keyFile, '--threads', String(counts[i])];
+        const args = [bin, 'decrypt', volume.path, out, '--volume-key-file', keyFile, '--threads', String(counts[i])];
         const res = await timed(process.execPath, args, env);
         const kernel = /kernel (\S+)/.exec(res.stderr)?.[1];
         if (kernel !== KERNEL) throw new Error(`bench: threads: x-luks used kernel ${kernel}, not ${KERNEL}`);
@@ -139,7 +139,7 @@ export async function runThreads(options: ThreadsOptions = {}): Promise<ThreadsR
     const cpuScaling = (2 * median(spins[0])) / median(spins[1]);
     const table =
       `## x-luks decrypt --threads N, kernel ${KERNEL}, ${availableParallelism()} cores\n\n` +
-      `LUKS2 aes-xts-plain64 (512-bit key, 4096-byte sectors), ${mib} MiB, --key-file, to a new file in ${tmpdir()}; ` +
+      `LUKS2 aes-xts-plain64 (512-bit key, 4096-byte sectors), ${mib} MiB, --volume-key-file, to a new file in ${tmpdir()}; ` +
       `median of ${rounds} interleaved rounds; MB/s = 10^6 bytes/s of volume; load average before: ${loadavg()[0].toFixed(2)}.\n\n` +
       markdownTable(
         ['--threads', 's, spawn to exit', 'MB/s', '÷ 1 thread', 'MB/s, volume alone', '÷ 1 thread'],
