@@ -2,8 +2,9 @@
 // order, so that what an examiner knows from cryptsetup reads the same here), plus what cryptsetup leaves
 // out: the BitLocker type, the conversion state, how much of the volume is encrypted, and each metadata
 // copy's state.
-import { hex } from '@x/disk-format';
-import type { BitlockerHeader, Protection } from './metadata.js';
+import type { ByteSource } from '@x/byte-source';
+import { type DiskHeader, hex } from '@x/disk-format';
+import { type BitlockerHeader, type Protection, readHeaderFrom } from './metadata.js';
 
 const CRYPTSETUP_PROTECTION: Record<Protection, string> = {
   'clear key': 'VMK protected with clear key',
@@ -130,4 +131,10 @@ export function bitlockerToJson(h: BitlockerHeader): unknown {
     metadata: h.copies.map((c, i) => ({ offset: c.offset, size: 65536, inUse: i === m.index, problem: c.problem })),
     volumeHeader: m.volumeHeader,
   };
+}
+
+/** The header of `source` as a DiskHeader of `@x/disk-format`, what `x-disk dump` prints. */
+export async function bitlockerDiskHeader(source: ByteSource): Promise<DiskHeader> {
+  const h = await readHeaderFrom(source);
+  return { title: 'BitLocker', describe: () => describeBitlocker(h), toJson: () => bitlockerToJson(h) };
 }

@@ -13,7 +13,7 @@
  * @packageDocumentation
  */
 import type { ByteSource } from '@x/byte-source';
-import { type DiskFormat, type DiskHeader, type Opened, type OpenOptions, type Secret, sizeText } from '@x/disk-format';
+import { type DiskFormat, type Opened, type OpenOptions, type Secret, sizeText } from '@x/disk-format';
 import type { BitlockerSecret } from './volume.js';
 
 const ascii = (s: string) => Array.from(s, (c) => c.charCodeAt(0));
@@ -64,15 +64,6 @@ function bitlockerSecret(secret: Secret | undefined): BitlockerSecret {
   }
 }
 
-async function readHeader(source: ByteSource): Promise<DiskHeader> {
-  const [{ readBitlockerHeader }, { bitlockerToJson, describeBitlocker }] = await Promise.all([
-    import('./metadata.js'),
-    import('./describe.js'),
-  ]);
-  const h = await readBitlockerHeader(source);
-  return { title: 'BitLocker', describe: () => describeBitlocker(h), toJson: () => bitlockerToJson(h) };
-}
-
 async function open(source: ByteSource, secret: BitlockerSecret, options: OpenOptions = {}): Promise<Opened> {
   const { openBitlocker } = await import('./volume.js');
   const v = await openBitlocker(source, { ...secret, kernel: options.kernel, share: options.share });
@@ -99,7 +90,7 @@ export const bitlockerFormat: DiskFormat = {
   keyslots: false,
   passphraseName: 'password',
   detect: isBitlocker,
-  readHeader,
+  readHeader: async (source) => (await import('./describe.js')).bitlockerDiskHeader(source),
   open: (source, secret, options) => open(source, bitlockerSecret(secret), options),
   openWithVolumeKey: (source, fvek, options) => open(source, { fvek }, options),
 };

@@ -13,7 +13,7 @@
 // never written since is not in the metadata: they come out decrypted, i.e. as noise, and they are the
 // file system's free space.
 import { type ImageInput, toSource } from '@x/byte-source';
-import { type Extent, SectorVolume, type SharedVolume } from '@x/disk-format';
+import { type Extent, type FormatVolume, SectorVolume } from '@x/disk-format';
 import { newSectorCipher, type SectorCipher } from '@x/dm-crypt';
 import { BitlockerError, HeaderError, WrongVolumeKeyError } from './errors.js';
 import { authenticates, unlockVmk, unsealFvek } from './keys.js';
@@ -77,37 +77,14 @@ export function layout(m: Metadata, sectorSize: number, imageSize: number, heade
  * v.close();
  * ```
  */
-export interface BitlockerVolume {
+export interface BitlockerVolume extends FormatVolume {
   readonly header: BitlockerHeader;
-  /** The volume GUID of the metadata. */
-  readonly uuid: string;
-  /** The data cipher as dm-crypt names it: `aes-xts-plain64`, `aes-cbc-eboiv` or `aes-cbc-elephant`. */
-  readonly cipher: string;
-  /** The dm-crypt key size in bytes (cryptsetup's "Cipher key" / 8). */
-  readonly keySize: number;
-  /** 512 or 4096. */
-  readonly sectorSize: number;
-  /** Always 0: the plaintext volume starts where the image does. */
-  readonly payloadOffset: number;
-  /** The plaintext volume's size in bytes: the image's, in whole sectors. */
-  readonly payloadSize: number;
   /** Bytes of the volume that are encrypted (from the start); the rest is given as it is on the image. */
   readonly encryptedSize: number;
   /** What opened it: `password`, `recovery password`, `startup key`, `clear key` or `FVEK`. */
   readonly protector: string;
-  /** The AES kernel decrypting the data. */
-  readonly kernel: string;
   /** The runs of the plaintext volume (zeros, decrypted, copied). */
   readonly extents: readonly Extent[];
-  /**
-   * Decrypts sectors `firstSector …` of the plaintext volume into `dst`, a whole number of sectors within
-   * it. No allocation beyond what the source needs; on failure `dst` is zeroed.
-   */
-  read(dst: Uint8Array, firstSector: number): Promise<void>;
-  /** Wipes the round keys; later reads throw. The source stays open. */
-  close(): void;
-  /** With `share: true`: the volume's layout and the FVEK for another thread, once. */
-  share(): SharedVolume | undefined;
 }
 
 class Volume extends SectorVolume implements BitlockerVolume {

@@ -116,6 +116,21 @@ export interface DiskFormat {
   openWithVolumeKey?(source: ByteSource, volumeKey: Uint8Array, options?: OpenOptions): Promise<Opened>;
 }
 
+/**
+ * The bytes of `secret` for a format whose only secret is a passphrase (its raw volume key aside).
+ *
+ * @throws TypeError (`prefix: a NAME volume opens with a passphrase or its volume key`) for anything else.
+ * @example
+ * ```ts
+ * open: async (source, secret, options) => open(source, passphraseOf(secret, '@x/luks', 'LUKS'), options),
+ * ```
+ */
+export function passphraseOf(secret: Secret | undefined, prefix: string, name: string): Uint8Array {
+  if (secret?.kind !== 'passphrase')
+    throw new TypeError(`${prefix}: a ${name} volume opens with a passphrase or its volume key`);
+  return secret.bytes;
+}
+
 /** Bytes that detection looks at: a boot sector (BitLocker) holds everything any format's `detect` needs. */
 export const DETECT_BYTES = 512;
 

@@ -45,6 +45,7 @@ export {
 } from './bytes.js';
 export {
   type DiskVolume,
+  type FormatVolume,
   type Extent,
   payloadLayout,
   type SectorVolumeInit,
@@ -61,6 +62,7 @@ export {
   firstBytes,
   type Opened,
   type OpenOptions,
+  passphraseOf,
   type Secret,
   type SecretKind,
   undetectedReason,

@@ -84,15 +84,43 @@ export interface VolumeCipher {
  * ```
  */
 export interface DiskVolume {
+  /** 512 … 4096. */
   readonly sectorSize: number;
   /** The volume's bytes, a whole number of sectors. */
   readonly payloadSize: number;
   /** The AES kernel decrypting it. */
   readonly kernel: string;
+  /**
+   * Decrypts sectors `firstSector …` into `dst`, a whole number of sectors within the volume: the ciphertext
+   * is read into `dst` and decrypted in place. On failure `dst` is zeroed.
+   */
   read(dst: Uint8Array, firstSector: number): Promise<void>;
+  /** Wipes the key material held (round keys, IV scratch); later reads throw. The source stays open. */
   close(): void;
   /** The layout and a copy of the key for another thread, once; undefined unless the volume was opened to share. */
   share?(): SharedVolume | undefined;
+}
+
+/**
+ * A volume as a format package opens it: a {@link DiskVolume} that also says what it is.
+ *
+ * @example
+ * ```ts
+ * const v: FormatVolume = await openLuks(source, { passphrase });
+ * console.log(v.uuid, v.cipher, v.keySize * 8, v.payloadOffset);
+ * ```
+ */
+export interface FormatVolume extends DiskVolume {
+  /** The volume's UUID (LUKS), GUID (BitLocker) or logical volume UUID (FileVault 2). */
+  readonly uuid: string;
+  /** Its dm-crypt cipher spec, e.g. `aes-xts-plain64`. */
+  readonly cipher: string;
+  /** Its volume key's length in bytes (for XTS both halves). */
+  readonly keySize: number;
+  /** Where its first byte is in the image (BitLocker: 0, the plaintext volume starts where the image does). */
+  readonly payloadOffset: number;
+  /** Opened with `share: true`: its layout and volume key for another thread, once. */
+  share(): SharedVolume | undefined;
 }
 
 /** How a format makes its {@link SectorVolume}. */

@@ -1,7 +1,8 @@
 // Human and JSON views of a header (for a dump command): the fields `cryptsetup fvault2Dump` shows, in its
 // layout, then what else this package reads.
-import { hex, jsonSafe } from '@x/disk-format';
-import type { FileVault2Header } from './header.js';
+import type { ByteSource } from '@x/byte-source';
+import { type DiskHeader, hex, jsonSafe } from '@x/disk-format';
+import { type FileVault2Header, readHeaderFrom } from './header.js';
 
 /** Keys left out of the JSON: the wrapped keys, which with the salts are all a passphrase guesser needs. */
 const SECRET_KEYS = new Set(['wrappedKek', 'wrappedKey']);
@@ -76,4 +77,10 @@ export function describeFileVault2(h: FileVault2Header): string {
     if (k.kekIdent !== undefined) add(`     KEK:        ${k.kekIdent}`);
   }
   return lines.join('\n');
+}
+
+/** The header of `source` as a DiskHeader of `@x/disk-format`, what `x-disk dump` prints. */
+export async function fileVault2DiskHeader(source: ByteSource): Promise<DiskHeader> {
+  const h = await readHeaderFrom(source);
+  return { title: 'FileVault 2', describe: () => describeFileVault2(h), toJson: () => fileVault2ToJson(h) };
 }

@@ -13,18 +13,9 @@
  * @packageDocumentation
  */
 import type { ByteSource } from '@x/byte-source';
-import { type DiskFormat, type DiskHeader, type Opened, type OpenOptions, sizeText } from '@x/disk-format';
+import { type DiskFormat, type Opened, type OpenOptions, passphraseOf, sizeText } from '@x/disk-format';
 import { isFileVault2 } from './detect.js';
 import type { FileVault2OpenOptions } from './volume.js';
-
-async function readHeader(source: ByteSource): Promise<DiskHeader> {
-  const [{ readFileVault2Header }, { describeFileVault2, fileVault2ToJson }] = await Promise.all([
-    import('./header.js'),
-    import('./describe.js'),
-  ]);
-  const h = await readFileVault2Header(source);
-  return { title: 'FileVault 2', describe: () => describeFileVault2(h), toJson: () => fileVault2ToJson(h) };
-}
 
 async function open(source: ByteSource, secret: FileVault2OpenOptions, options: OpenOptions = {}): Promise<Opened> {
   const { openFileVault2 } = await import('./volume.js');
@@ -51,13 +42,8 @@ export const fileVault2Format: DiskFormat = {
   clearKey: false,
   keyslots: false,
   detect: isFileVault2,
-  readHeader,
-  open(source, secret, options) {
-    if (secret?.kind !== 'passphrase')
-      return Promise.reject(
-        new TypeError('@x/filevault2: a FileVault 2 volume opens with a passphrase or its volume key'),
-      );
-    return open(source, { passphrase: secret.bytes }, options);
-  },
+  readHeader: async (source) => (await import('./describe.js')).fileVault2DiskHeader(source),
+  open: async (source, secret, options) =>
+    open(source, { passphrase: passphraseOf(secret, '@x/filevault2', 'FileVault 2') }, options),
   openWithVolumeKey: (source, volumeKey, options) => open(source, { volumeKey }, options),
 };

@@ -319,16 +319,11 @@ function parseFamily(block: Uint8Array, index: number): FamilyRecord {
 
 const LVF_WIPED = [0x4c, 0x56, 0x46, 0x77, 0x69, 0x70, 0x65, 0x64]; // "LVFwiped" (libfvde "LVFwiped")
 
-/** Reads the whole header from a source (used by {@link readFileVault2Header} and `openFileVault2`). */
-export async function readHeaderFrom(source: ByteSource, kernel?: string): Promise<FileVault2Header> {
-  if (source.size < VOLUME_HEADER_SIZE) {
-    throw new HeaderError(
-      `@x/filevault2: the image is ${source.size} bytes, too short for a Core Storage volume header (truncated?)`,
-    );
-  }
-  const pv = parseVolumeHeader(await read(source, 0, VOLUME_HEADER_SIZE, 'the physical volume header'));
-
-  // The first metadata area: a 0x0011 block and, at its offset 156, the volume groups descriptor.
+/**
+ * Where the encrypted metadata is: the first metadata area is a 0x0011 block whose offset 156 holds the
+ * volume groups descriptor, which names it (bytes from the start of the image, and blocks).
+ */
+async function encryptedMetadataOf(source: ByteSource, pv: PhysicalVolumeHeader) {
   const labelOffset = pv.metadataBlocks[0] * pv.blockSize;
   if (!Number.isSafeInteger(labelOffset)) throw new HeaderError('@x/filevault2: the metadata offset is too large');
   const label = await read(source, labelOffset, METADATA_BLOCK_SIZE, 'the metadata block');
@@ -345,8 +340,28 @@ export async function readHeaderFrom(source: ByteSource, kernel?: string): Promi
   const encryptedOffset = u64(descriptor, 32, 'the encrypted metadata block number') * pv.blockSize;
   if (encryptedBlocks === 0 || encryptedOffset === 0 || !Number.isSafeInteger(encryptedOffset))
     throw new HeaderError('@x/filevault2: the volume groups descriptor names no encrypted metadata');
+  return { encryptedOffset, encryptedBlocks };
+}
 
-  // The encrypted metadata: XTS-AES-128 (key data ‖ physical volume UUID), one tweak per 8192-byte block.
+/** What the encrypted metadata holds: the types of its blocks, and the records this package reads. */
+interface EncryptedMetadata {
+  readonly blockTypes: number[];
+  readonly lvs: LogicalVolumeRecord[];
+  readonly family: FamilyRecord | undefined;
+  readonly firstBlock: number | undefined;
+}
+
+/**
+ * Reads and decrypts the encrypted metadata: XTS-AES-128 (key data ‖ physical volume UUID), one tweak per
+ * 8192-byte block, up to the first block of zeros; each block's checksum verified.
+ */
+async function readEncryptedMetadata(
+  source: ByteSource,
+  pv: PhysicalVolumeHeader,
+  encryptedOffset: number,
+  encryptedBlocks: number,
+  kernel: string | undefined,
+): Promise<EncryptedMetadata> {
   const metadataKey = new Uint8Array(32);
   metadataKey.set(pv.keyData, 0);
   metadataKey.set(pv.uuidBytes, 16);
@@ -407,6 +422,25 @@ export async function readHeaderFrom(source: ByteSource, kernel?: string): Promi
   } finally {
     xts.dispose();
   }
+  return { blockTypes, lvs, family, firstBlock };
+}
+
+/** Reads the whole header from a source (used by {@link readFileVault2Header} and `openFileVault2`). */
+export async function readHeaderFrom(source: ByteSource, kernel?: string): Promise<FileVault2Header> {
+  if (source.size < VOLUME_HEADER_SIZE) {
+    throw new HeaderError(
+      `@x/filevault2: the image is ${source.size} bytes, too short for a Core Storage volume header (truncated?)`,
+    );
+  }
+  const pv = parseVolumeHeader(await read(source, 0, VOLUME_HEADER_SIZE, 'the physical volume header'));
+  const { encryptedOffset, encryptedBlocks } = await encryptedMetadataOf(source, pv);
+  const { blockTypes, lvs, family, firstBlock } = await readEncryptedMetadata(
+    source,
+    pv,
+    encryptedOffset,
+    encryptedBlocks,
+    kernel,
+  );
 
   const missing = [
     family === undefined ? '0x0019 (encryption context)' : '',

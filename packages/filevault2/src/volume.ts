@@ -12,7 +12,7 @@ import { toSource, type ByteSource, type ImageInput } from '@x/byte-source';
 import { kernels } from '@x/cbc';
 import { newSectorCipher } from '@x/dm-crypt';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { equalBytes, SectorVolume, payloadLayout, type SharedVolume } from '@x/disk-format';
+import { equalBytes, type FormatVolume, SectorVolume, payloadLayout } from '@x/disk-format';
 import { uuidBytes } from './bytes.js';
 import { FileVault2Error, HeaderError, WrongPassphraseError, WrongVolumeKeyError } from './errors.js';
 import { type FileVault2Header, readHeaderFrom } from './header.js';
@@ -57,31 +57,11 @@ export interface FileVault2OpenOptions {
  * v.close();
  * ```
  */
-export interface FileVault2Volume {
+export interface FileVault2Volume extends FormatVolume {
   readonly header: FileVault2Header;
-  /** The logical volume UUID (`header.logicalVolumeUuid`). */
-  readonly uuid: string;
-  /** The dm-crypt cipher of the logical volume. */
+  /** The logical volume's cipher: XTS-AES-128 (`keySize` 32, key1 ‖ key2; `header.keySize` is the AES key size, 16). */
   readonly cipher: 'aes-xts-plain64';
-  /** Volume key length in bytes: 32, the XTS-AES-128 key1 ‖ key2 (`header.keySize` is the AES key size, 16). */
-  readonly keySize: number;
   readonly sectorSize: 512;
-  /** Where the logical volume starts in the image, in bytes. */
-  readonly payloadOffset: number;
-  /** Logical volume bytes (a whole number of sectors). */
-  readonly payloadSize: number;
-  /** The AES kernel decrypting the volume. */
-  readonly kernel: string;
-  /**
-   * Decrypts sectors `firstSector …` of the logical volume into `dst`, whose length must be a whole number
-   * of sectors within the volume. The ciphertext is read into `dst` and decrypted in place (one tweak batch
-   * and one kernel call per read). On failure `dst` is zeroed.
-   */
-  read(dst: Uint8Array, firstSector: number): Promise<void>;
-  /** Wipes the key material held (round keys, tweak scratch); later reads throw. The source stays open. */
-  close(): void;
-  /** With `share: true`: the logical volume's layout and the volume key for another thread, once. */
-  share(): SharedVolume | undefined;
 }
 
 class Volume extends SectorVolume implements FileVault2Volume {

@@ -1,6 +1,7 @@
 // Human and JSON views of a header, for `x-luks dump` (the fields luksDump shows).
-import { hex, jsonSafe } from '@x/disk-format';
-import type { LuksHeader } from './header.js';
+import type { ByteSource } from '@x/byte-source';
+import { type DiskHeader, hex, jsonSafe } from '@x/disk-format';
+import { type LuksHeader, readHeaderFrom } from './header.js';
 
 /**
  * The header as JSON-safe data (`x-luks dump --json`): every parsed field, byte arrays in base64.
@@ -92,4 +93,10 @@ export function describeHeader(h: LuksHeader): string {
   const tokens = Object.keys(h.tokens);
   add(`Tokens:          ${tokens.length ? tokens.join(', ') : '(none)'}`);
   return lines.join('\n');
+}
+
+/** The header of `source` as a DiskHeader of `@x/disk-format`, what `x-luks dump` and `x-disk dump` print. */
+export async function luksDiskHeader(source: ByteSource): Promise<DiskHeader> {
+  const h = await readHeaderFrom(source);
+  return { title: `LUKS${h.version}`, describe: () => describeHeader(h), toJson: () => headerToJson(h) };
 }

@@ -12,7 +12,7 @@
  * @packageDocumentation
  */
 import type { ByteSource } from '@x/byte-source';
-import { type DiskFormat, type DiskHeader, type Opened, type OpenOptions, sizeText } from '@x/disk-format';
+import { type DiskFormat, type Opened, type OpenOptions, passphraseOf, sizeText } from '@x/disk-format';
 import type { LuksVolume, OpenOptions as LuksOpenOptions } from './volume.js';
 
 /** "LUKS\xba\xbe", the primary header's magic at offset 0 (LUKS1 spec §3.1; LUKS2 keeps it). */
@@ -60,15 +60,6 @@ export function luksSummary(v: LuksVolume): string {
   );
 }
 
-async function readHeader(source: ByteSource): Promise<DiskHeader> {
-  const [{ readHeader }, { describeHeader, headerToJson }] = await Promise.all([
-    import('./header.js'),
-    import('./describe.js'),
-  ]);
-  const h = await readHeader(source);
-  return { title: `LUKS${h.version}`, describe: () => describeHeader(h), toJson: () => headerToJson(h) };
-}
-
 async function open(source: ByteSource, secret: LuksOpenOptions, options: OpenOptions = {}): Promise<Opened> {
   const { openLuks } = await import('./volume.js');
   const { keyslot, kernel, share } = options;
@@ -93,11 +84,8 @@ export const luksFormat: DiskFormat = {
   clearKey: false,
   keyslots: true,
   detect: isLuks,
-  readHeader,
-  open(source, secret, options) {
-    if (secret?.kind !== 'passphrase')
-      return Promise.reject(new TypeError('@x/luks: a LUKS volume opens with a passphrase or its volume key'));
-    return open(source, { passphrase: secret.bytes }, options);
-  },
+  readHeader: async (source) => (await import('./describe.js')).luksDiskHeader(source),
+  open: async (source, secret, options) =>
+    open(source, { passphrase: passphraseOf(secret, '@x/luks', 'LUKS') }, options),
   openWithVolumeKey: (source, volumeKey, options) => open(source, { volumeKey }, options),
 };

@@ -277,14 +277,18 @@ interface Validated {
   readonly requirements: string[];
 }
 
-/**
- * LUKS2_hdr_validate, check for check and in its order (requirements, tokens, digests, segments,
- * keyslots, config, areas, then the JSON size and the keyslot handlers' own checks), with a message that
- * names the field and the rule for each refusal.
- */
-function validate(j: Json, jsonAreaSize: number): Validated {
-  // hdr_validate_requirements
-  const config = object(j, 'config', 'config');
+/** What the section checks hand on to each other: the JSON's main objects, and the sizes config states. */
+interface Sections {
+  readonly config: Json;
+  readonly digests: Json;
+  readonly keyslots: Json;
+  readonly segments: Json;
+  /** config.requirements.mandatory. */
+  readonly mandatory: string[];
+}
+
+/** hdr_validate_requirements: at most one online-reencrypt requirement. */
+function validateRequirements(config: Json): string[] {
   let mandatory: string[] = [];
   if (config.requirements !== undefined) {
     const r = object(config, 'requirements', 'config.requirements');
@@ -292,9 +296,11 @@ function validate(j: Json, jsonAreaSize: number): Validated {
   }
   if (mandatory.filter(reencryptCandidate).length > 1)
     bad('config.requirements.mandatory names more than one online-reencrypt requirement');
+  return mandatory;
+}
 
-  // hdr_validate_tokens: each token has a type and names keyslots that exist
-  const tokens = object(j, 'tokens', 'tokens');
+/** hdr_validate_tokens: each token has a type and names keyslots that exist. */
+function validateTokens(j: Json, tokens: Json): void {
   const slotsRaw = j.keyslots;
   const slotExists = (id: unknown) => isObject(slotsRaw) && typeof id === 'string' && isObject(slotsRaw[id]);
   for (const [id, t] of Object.entries(tokens)) {
@@ -306,11 +312,10 @@ function validate(j: Json, jsonAreaSize: number): Validated {
       if (!slotExists(k)) bad(`token ${id}.keyslots names keyslot ${k}, which does not exist`);
     });
   }
+}
 
-  // hdr_validate_digests: each digest has a type and names keyslots and segments that exist
-  const digests = object(j, 'digests', 'digests');
-  const keyslots = object(j, 'keyslots', 'keyslots');
-  const segments = object(j, 'segments', 'segments');
+/** hdr_validate_digests: each digest has a type and names keyslots and segments that exist. */
+function validateDigests({ digests, keyslots, segments }: Sections): void {
   for (const [id, d] of Object.entries(digests)) {
     if (!numbered(id)) bad(`digests: "${id}" is not a decimal number`);
     if (!isObject(d)) bad(`digest ${id} is not an object`);
@@ -326,8 +331,13 @@ function validate(j: Json, jsonAreaSize: number): Validated {
       if (!isObject(segments[s])) bad(`digest ${id}.segments names segment ${s}, which does not exist`);
     });
   }
+}
 
-  // hdr_validate_segments
+/**
+ * hdr_validate_segments (hdr_validate_crypt_segment for crypt ones), validate_segment_intervals and
+ * validate_reencrypt_segments. Returns the segments' ids in the JSON's order.
+ */
+function validateSegments({ digests, segments, mandatory }: Sections): string[] {
   const segIds = memberOrder.get(segments) ?? Object.keys(segments);
   const count = segIds.length;
   if (count < 1) bad('segments is empty');
@@ -416,16 +426,11 @@ function validate(j: Json, jsonAreaSize: number): Validated {
       if (!ok) bad(`segment ${i} matches neither backup segment of the reencryption`);
     }
   }
+  return segIds;
+}
 
-  // hdr_validate_keyslots
-  for (const [id, k] of Object.entries(keyslots)) {
-    if (!numbered(id)) bad(`keyslots: "${id}" is not a decimal number`);
-    if (!isObject(k)) bad(`keyslot ${id} is not an object`);
-    string(k, 'type', `keyslot ${id}.type`);
-    u32(k, 'key_size', `keyslot ${id}.key_size`);
-  }
-
-  // hdr_validate_config
+/** hdr_validate_config: the sizes it states, and the keyslots area before the first data segment. */
+function validateConfig({ config, segments }: Sections, segIds: string[]) {
   const jsonSizeText = string(config, 'json_size', 'config.json_size');
   const jsonSize = strtoull(jsonSizeText);
   if (jsonSize === undefined) bad(`config.json_size "${jsonSizeText}" is not a 64-bit integer`);
@@ -461,8 +466,11 @@ function validate(j: Json, jsonAreaSize: number): Validated {
     );
   }
   if (config.flags !== undefined) strings(config, 'flags', 'config.flags');
+  return { jsonSize, keyslotsSize, metadataSize, keyslotsEnd };
+}
 
-  // hdr_validate_areas: every keyslot's area lies inside the keyslots area and overlaps no other
+/** hdr_validate_areas: every keyslot's area lies inside the keyslots area and overlaps no other. */
+function validateAreas(keyslots: Json, metadataSize: bigint, keyslotsEnd: bigint): void {
   const areas: { id: string; offset: bigint; size: bigint }[] = [];
   for (const [id, k] of Object.entries(keyslots) as [string, Json][]) {
     const area = object(k, 'area', `keyslot ${id}.area`);
@@ -483,15 +491,13 @@ function validate(j: Json, jsonAreaSize: number): Validated {
       if (b !== a && a.offset >= b.offset && a.offset < b.offset + b.size)
         bad(`${where} overlaps keyslot ${b.id}.area [${b.offset}, ${b.offset + b.size})`);
   }
+}
 
-  // hdr_validate_json_size (json-c's own serialization of the JSON is not measured: it is no longer than
-  // the text read unless that text holds raw control bytes, which no LUKS2 writer puts there)
-  if (jsonSize !== BigInt(jsonAreaSize))
-    bad(
-      `config.json_size ${jsonSize} is not the header's JSON area, ${jsonAreaSize} bytes (hdr_size ${jsonAreaSize + LUKS2_BINARY_SIZE} − ${LUKS2_BINARY_SIZE})`,
-    );
-
-  // LUKS2_keyslots_validate: the checks of the keyslot types cryptsetup knows
+/**
+ * LUKS2_keyslots_validate: the checks of the keyslot types cryptsetup knows; then what this package refuses
+ * beyond cryptsetup (packages/luks/README.md): keyslots it never makes nor shows.
+ */
+function validateKeyslotTypes({ keyslots, digests, mandatory }: Sections): void {
   let reencrypt = 0;
   for (const [id, k] of Object.entries(keyslots) as [string, Json][]) {
     if (k.type === 'luks2') {
@@ -519,7 +525,44 @@ function validate(j: Json, jsonAreaSize: number): Validated {
   for (const id of slotIds)
     if (atoi(id) >= LUKS2_KEYSLOTS_MAX)
       bad(`keyslot ${id}: keyslots are numbered 0 … ${LUKS2_KEYSLOTS_MAX - 1} (cryptsetup's LUKS2_KEYSLOTS_MAX)`);
+}
 
+/**
+ * LUKS2_hdr_validate, check for check and in its order (requirements, tokens, digests, segments,
+ * keyslots, config, areas, then the JSON size and the keyslot handlers' own checks), with a message that
+ * names the field and the rule for each refusal. Each section is a function named after cryptsetup's.
+ */
+function validate(j: Json, jsonAreaSize: number): Validated {
+  const config = object(j, 'config', 'config');
+  const mandatory = validateRequirements(config);
+  const tokens = object(j, 'tokens', 'tokens');
+  validateTokens(j, tokens);
+
+  const digests = object(j, 'digests', 'digests');
+  const keyslots = object(j, 'keyslots', 'keyslots');
+  const segments = object(j, 'segments', 'segments');
+  const sections: Sections = { config, digests, keyslots, segments, mandatory };
+  validateDigests(sections);
+  const segIds = validateSegments(sections);
+
+  // hdr_validate_keyslots
+  for (const [id, k] of Object.entries(keyslots)) {
+    if (!numbered(id)) bad(`keyslots: "${id}" is not a decimal number`);
+    if (!isObject(k)) bad(`keyslot ${id} is not an object`);
+    string(k, 'type', `keyslot ${id}.type`);
+    u32(k, 'key_size', `keyslot ${id}.key_size`);
+  }
+
+  const { jsonSize, keyslotsSize, metadataSize, keyslotsEnd } = validateConfig(sections, segIds);
+  validateAreas(keyslots, metadataSize, keyslotsEnd);
+  // hdr_validate_json_size (json-c's own serialization of the JSON is not measured: it is no longer than
+  // the text read unless that text holds raw control bytes, which no LUKS2 writer puts there)
+  if (jsonSize !== BigInt(jsonAreaSize))
+    bad(
+      `config.json_size ${jsonSize} is not the header's JSON area, ${jsonAreaSize} bytes (hdr_size ${jsonAreaSize + LUKS2_BINARY_SIZE} − ${LUKS2_BINARY_SIZE})`,
+    );
+
+  validateKeyslotTypes(sections);
   return { metadataSize, keyslotsSize, requirements: mandatory };
 }
 

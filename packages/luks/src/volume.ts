@@ -5,7 +5,7 @@
 // B), AFmerge gives a candidate, and PBKDF2(candidate, mk-digest-salt, mk-digest-iter, 20) must equal
 // mk-digest. LUKS2 is the same with per-keyslot parameters: the "kdf" (pbkdf2 or argon2), the "area"
 // cipher and key size, the "af" stripes and hash, and a "digests" entry binding keyslot and segment.
-import { equalBytes, payloadLayout, SectorVolume, type SharedVolume } from '@x/disk-format';
+import { equalBytes, type FormatVolume, payloadLayout, SectorVolume } from '@x/disk-format';
 import { newSectorCipher, parseCipherSpec, type SectorCipher } from '@x/dm-crypt';
 import { afMerge } from './af.js';
 import { HeaderError, LuksError, WrongPassphraseError, WrongVolumeKeyError } from './errors.js';
@@ -96,33 +96,11 @@ export interface OpenOptions {
  * v.close();
  * ```
  */
-export interface LuksVolume {
+export interface LuksVolume extends FormatVolume {
   readonly header: LuksHeader;
   readonly version: 1 | 2;
-  readonly uuid: string;
-  /** The payload's dm-crypt cipher spec, e.g. `aes-xts-plain64`. */
-  readonly cipher: string;
-  /** Volume key length in bytes. */
-  readonly keySize: number;
-  readonly sectorSize: number;
-  /** Byte offset of the payload in the image. */
-  readonly payloadOffset: number;
-  /** Payload bytes (a whole number of sectors). */
-  readonly payloadSize: number;
   /** The keyslot that opened the volume, or undefined when the volume key was given. */
   readonly keyslot: string | undefined;
-  /** The AES kernel decrypting the payload. */
-  readonly kernel: string;
-  /**
-   * Decrypts payload sectors `firstSector …` into `dst`, whose length must be a whole number of
-   * sectors within the payload. The ciphertext is read into `dst` and decrypted in place: no allocation
-   * (beyond what the source needs) and one IV batch + one kernel call per read. On failure `dst` is zeroed.
-   */
-  read(dst: Uint8Array, firstSector: number): Promise<void>;
-  /** Wipes the key material held (round keys, IV scratch); later reads throw. The source stays open. */
-  close(): void;
-  /** With `share: true`: the payload's layout and the volume key for another thread, once. */
-  share(): SharedVolume | undefined;
 }
 
 function checkDigestMatch(candidate: Uint8Array, computed: Uint8Array, stored: Uint8Array): boolean {

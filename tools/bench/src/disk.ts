@@ -33,6 +33,65 @@ interface Row {
   readonly bin: string;
 }
 
+/** The commands timed: x-luks on the LUKS volumes, x-disk on the BitLocker images of the same sizes. */
+function diskRows(
+  xluks: string,
+  xdisk: string,
+  img: (name: string) => string,
+  keys: Record<'l100' | 'l128', { image: string; kf: string }> &
+    Record<'xts' | 'cbc' | 'el', { kf: string; pw: string }>,
+): Row[] {
+  const { l100, l128, xts, cbc, el } = keys;
+  return [
+    {
+      name: 'x-luks',
+      volume: 'LUKS2 aes-xts-plain64, 100 MiB',
+      bytes: 100 * MiB,
+      bin: xluks,
+      args: [l100.image, '--volume-key-file', l100.kf],
+    },
+    {
+      name: 'x-disk',
+      volume: 'BitLocker XTS-AES-128, 100 MiB (Windows 10)',
+      bytes: 100 * MiB,
+      against: 'LUKS2 aes-xts-plain64, 100 MiB',
+      bin: xdisk,
+      args: [img('bitlk-aes-xts-128'), '--volume-key-file', xts.kf],
+    },
+    {
+      name: 'x-disk',
+      volume: 'BitLocker AES-CBC-128, 100 MiB (Windows 10)',
+      bytes: 100 * MiB,
+      against: 'LUKS2 aes-xts-plain64, 100 MiB',
+      bin: xdisk,
+      args: [img('bitlk-aes-cbc-128'), '--volume-key-file', cbc.kf],
+    },
+    {
+      name: 'x-luks',
+      volume: 'LUKS2 aes-xts-plain64, 128 MiB',
+      bytes: 128 * MiB,
+      bin: xluks,
+      args: [l128.image, '--volume-key-file', l128.kf],
+    },
+    {
+      name: 'x-disk',
+      volume: 'BitLocker AES-CBC-128 + Elephant, 128 MiB (Windows 7)',
+      bytes: 128 * MiB,
+      against: 'LUKS2 aes-xts-plain64, 128 MiB',
+      bin: xdisk,
+      args: [img('bitlk-aes-cbc-elephant-128'), '--volume-key-file', el.kf],
+    },
+    {
+      name: 'x-disk (password)',
+      volume: 'BitLocker XTS-AES-128, 100 MiB (Windows 10)',
+      bytes: 100 * MiB,
+      against: 'LUKS2 aes-xts-plain64, 100 MiB',
+      bin: xdisk,
+      args: [img('bitlk-aes-xts-128'), '--passphrase-file', xts.pw],
+    },
+  ];
+}
+
 export async function runDisk(rounds = 9): Promise<Record<string, number> | undefined> {
   const w = await openWorkdir('disk', ['x-luks.js', 'x-disk.js']);
   if (!w) return undefined;
@@ -85,54 +144,7 @@ export async function runDisk(rounds = 9): Promise<Record<string, number> | unde
       keyFile('bitlk-aes-cbc-elephant-128'),
     ]);
     const img = (name: string) => join(images, `${name}.img`);
-    const rows: Row[] = [
-      {
-        name: 'x-luks',
-        volume: 'LUKS2 aes-xts-plain64, 100 MiB',
-        bytes: 100 * MiB,
-        bin: xluks,
-        args: [l100.image, '--volume-key-file', l100.kf],
-      },
-      {
-        name: 'x-disk',
-        volume: 'BitLocker XTS-AES-128, 100 MiB (Windows 10)',
-        bytes: 100 * MiB,
-        against: 'LUKS2 aes-xts-plain64, 100 MiB',
-        bin: xdisk,
-        args: [img('bitlk-aes-xts-128'), '--volume-key-file', xts.kf],
-      },
-      {
-        name: 'x-disk',
-        volume: 'BitLocker AES-CBC-128, 100 MiB (Windows 10)',
-        bytes: 100 * MiB,
-        against: 'LUKS2 aes-xts-plain64, 100 MiB',
-        bin: xdisk,
-        args: [img('bitlk-aes-cbc-128'), '--volume-key-file', cbc.kf],
-      },
-      {
-        name: 'x-luks',
-        volume: 'LUKS2 aes-xts-plain64, 128 MiB',
-        bytes: 128 * MiB,
-        bin: xluks,
-        args: [l128.image, '--volume-key-file', l128.kf],
-      },
-      {
-        name: 'x-disk',
-        volume: 'BitLocker AES-CBC-128 + Elephant, 128 MiB (Windows 7)',
-        bytes: 128 * MiB,
-        against: 'LUKS2 aes-xts-plain64, 128 MiB',
-        bin: xdisk,
-        args: [img('bitlk-aes-cbc-elephant-128'), '--volume-key-file', el.kf],
-      },
-      {
-        name: 'x-disk (password)',
-        volume: 'BitLocker XTS-AES-128, 100 MiB (Windows 10)',
-        bytes: 100 * MiB,
-        against: 'LUKS2 aes-xts-plain64, 100 MiB',
-        bin: xdisk,
-        args: [img('bitlk-aes-xts-128'), '--passphrase-file', xts.pw],
-      },
-    ];
+    const rows = diskRows(xluks, xdisk, img, { l100, l128, xts, cbc, el });
     const env = { ...process.env };
     delete env.X_AES_KERNEL; // the default kernel, on its default path
     delete env.X_AES_NATIVE_X64;
