@@ -158,7 +158,7 @@ describeWithCryptsetup('LUKS2 volumes whose segment cipher is Adiantum', () => {
     control = `${bases[0].path}.control.img`;
     await copyFile(bases[0].path, control);
     await setLuks2SegmentCipher(control, ADIANTUM[0].spec);
-  }, 60_000);
+  });
   afterAll(removeAllContainers);
 
   describe.each(CASES.map((c, i) => ({ ...c, i })))('$label', (cs) => {

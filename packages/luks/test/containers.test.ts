@@ -92,7 +92,7 @@ describeWithCryptsetup('containers made by cryptsetup', () => {
       async ([, i]) => [i, await convertToLuks1(made[i])] as const,
     );
     for (const [i, c] of conv) v1.set(i, c);
-  }, 120_000);
+  });
   afterAll(removeAllContainers);
 
   const get = (c: { index: number; luks1: boolean }) => (c.luks1 ? v1.get(c.index)! : v2[c.index]);
