@@ -193,7 +193,16 @@ async function tarballs(): Promise<void> {
         versions: Record<string, Record<string, unknown>>;
       };
       const meta = packument.versions[manifest.version] ?? {};
-      for (const field of ['os', 'cpu', 'libc', 'dependencies', 'optionalDependencies', 'engines']) {
+      for (const field of [
+        'os',
+        'cpu',
+        'libc',
+        'exports',
+        'imports',
+        'dependencies',
+        'optionalDependencies',
+        'engines',
+      ]) {
         if (JSON.stringify(meta[field]) !== JSON.stringify(m[field])) {
           problems.push(
             `the registry's ${field} ${JSON.stringify(meta[field])} ≠ the tarball's ${JSON.stringify(m[field])}`,
