@@ -9,14 +9,16 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CHUNK, DATA, IVS } from '../src/layout.js';
+import { decompress } from '../src/lz.js';
 
 type Exports = Record<string, (...a: number[]) => void>;
 const files = process.argv.slice(2);
 const sources = files.length ? files.map((f) => pathToFileURL(resolve(f)).href) : ['../src/wasm.generated.js'];
 const mods: Exports[] = [];
 for (const url of sources) {
-  const gen = (await import(url)) as { WASM_BASE64: string; RELAXED_BASE64: string };
-  const bytes = Buffer.from(process.env.RELAXED ? gen.RELAXED_BASE64 : gen.WASM_BASE64, 'base64');
+  const gen = (await import(url)) as { MODULES_BASE64: string; MODULE_ENDS: readonly [number, number] };
+  const both = decompress(Buffer.from(gen.MODULES_BASE64, 'base64'), gen.MODULE_ENDS[1]);
+  const bytes = process.env.RELAXED ? both.slice(gen.MODULE_ENDS[0]) : both.slice(0, gen.MODULE_ENDS[0]);
   const inst = new WebAssembly.Instance(new WebAssembly.Module(bytes));
   const mem = new Uint8Array((inst.exports.memory as WebAssembly.Memory).buffer);
   for (let i = 2048; i < DATA + CHUNK; i++) mem[i] = (i * 2654435761) >>> 24; // keys, tweaks, data: any bytes

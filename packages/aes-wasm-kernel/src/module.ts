@@ -3,7 +3,8 @@
  * cached: synchronously on first use where the runtime allows it (Node, Deno, Bun, workers), or ahead of
  * time by {@link init} (browser main threads, where large synchronous compiles are refused).
  */
-import { RELAXED_BASE64, WASM_BASE64 } from './wasm.generated.js';
+import { decompress } from './lz.js';
+import { MODULE_ENDS, MODULES_BASE64 } from './wasm.generated.js';
 
 /** A typed view on the exports a keyed kernel calls. */
 export interface RoundFunctions {
@@ -68,12 +69,17 @@ export function relaxedSupported(): boolean {
   }
 }
 
-/** The bytes of one build, decoded from the embedded base64 (atob exists in every supported runtime). */
+/**
+ * The bytes of one build, decompressed from the embedded constant (atob exists in every supported
+ * runtime). Both builds are decoded, the relaxed one being stored as differences from the plain one; the
+ * bytes are not kept: the compiled module is what stays.
+ */
 export function moduleBytes(relaxed = relaxedSupported()): Uint8Array<ArrayBuffer> {
-  const s = atob(relaxed ? RELAXED_BASE64 : WASM_BASE64);
-  const b = new Uint8Array(s.length);
-  for (let i = 0; i < s.length; i++) b[i] = s.charCodeAt(i);
-  return b;
+  const s = atob(MODULES_BASE64);
+  const stream = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) stream[i] = s.charCodeAt(i);
+  const both = decompress(stream, MODULE_ENDS[1]);
+  return relaxed ? both.slice(MODULE_ENDS[0]) : both.slice(0, MODULE_ENDS[0]);
 }
 
 /**

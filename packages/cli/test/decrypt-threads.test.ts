@@ -1,9 +1,11 @@
 // The main thread's side of the decrypt threads (src/decrypt-threads.ts), in process, with stand-in threads
 // that speak the same messages: chunks come back in place and in order through the pump, whatever thread
 // answers first; a thread that fails, throws or exits fails every read in flight with one clear error; and
-// every thread is stopped, asked to wipe its keys first.
+// every thread is stopped, asked to wipe its keys first. close waits a grace period (2 s) for a thread's
+// answer: the tests that check what a thread did on close run it on fake timers, so that the grace runs out
+// when the test says (or never), not when a busy machine is slow to schedule the thread.
 import { Worker } from 'node:worker_threads';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { payloadLayout } from '@x/disk-format';
 import { DecryptThreads, UntilThreadsOpen } from '../src/decrypt-threads.js';
 import { pumpVolume } from '../src/pump.js';
@@ -34,6 +36,7 @@ parentPort.on('message', (m) => {
     }, Math.random() * 3);
   } else {
     Atomics.store(closed, 0, 1);
+    Atomics.notify(closed, 0);
     if (!silentClose) { parentPort.postMessage({ op: 'closed' }); parentPort.close(); }
   }
 });
@@ -62,6 +65,23 @@ function threads(count: number, behaviours: Behaviour[], opts: { openFails?: boo
   });
 }
 
+/** Atomics.waitAsync (Node ≥ 16; this package's TypeScript lib, ES2022, does not declare it). */
+const waitAsync = (
+  Atomics as unknown as {
+    waitAsync(a: Int32Array, index: number, value: number): { value: Promise<string> | string };
+  }
+).waitAsync;
+
+/** `t.close()` with its grace timer fake: it ends only once every thread has answered (or is gone). */
+async function closeWithoutGrace(t: DecryptThreads): Promise<void> {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  try {
+    await t.close();
+  } finally {
+    vi.useRealTimers();
+  }
+}
+
 const expected = (payloadSize: number) => {
   const b = new Uint8Array(payloadSize);
   for (let i = 0; i < payloadSize; i++) b[i] = (Math.floor(i / SECTOR) + (i % SECTOR)) & 0xff;
@@ -87,7 +107,7 @@ describe('DecryptThreads', () => {
       depth: n + 2,
       shared: true,
     });
-    await t.close();
+    await closeWithoutGrace(t);
     expect(total).toBe(size);
     expect(Buffer.from(out).equals(Buffer.from(expected(size)))).toBe(true);
     expect(progress[progress.length - 1]).toBe(size);
@@ -144,7 +164,16 @@ describe('DecryptThreads', () => {
   it('close terminates a thread that does not answer', async () => {
     const t = threads(1, ['fill'], { silentClose: true });
     await t.open(volume(SECTOR));
-    await t.close();
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const closing = t.close();
+      // the thread takes the request (it wipes its keys) and stays silent; then the grace runs out
+      await waitAsync(started[0].closed, 0, 0).value;
+      vi.runOnlyPendingTimers();
+      await closing;
+    } finally {
+      vi.useRealTimers();
+    }
     expect(started[0].closed[0]).toBe(1);
   });
 

@@ -154,7 +154,7 @@ describeWithCryptsetup('x-disk decrypt on cryptsetup volumes', () => {
         return f;
       }),
     );
-  }, 120_000);
+  });
   afterAll(async () => {
     await removeAllContainers();
     await rm(dir, { recursive: true, force: true });

@@ -38,7 +38,7 @@ describeWithCryptsetup('x-luks on the containers of the matrix', () => {
   let matrix: Awaited<ReturnType<typeof makeMatrix>>;
   beforeAll(async () => {
     matrix = await makeMatrix();
-  }, 120_000);
+  });
 
   it.each(MATRIX_CASES)(
     "$label: x-luks decrypt writes the original data, byte for byte (second keyslot's passphrase)",
@@ -64,7 +64,7 @@ describeWithCryptsetup('x-luks on LUKS2 volumes whose segment cipher is Adiantum
   let control: string;
   beforeAll(async () => {
     ({ images, control } = await makeAdiantumImages(newSectorCipher));
-  }, 60_000);
+  });
 
   it.each(ADIANTUM_CASES.map((c, i) => ({ ...c, i })))(
     '$label: x-luks dump shows the cipher, x-luks decrypt writes the original, a wrong passphrase exits 2',
@@ -118,7 +118,7 @@ describeWithCryptsetup('x-luks on headers that break a bound', () => {
       pbkdf: { type: 'pbkdf2' },
       passphrases: [pass],
     });
-  }, 60_000);
+  });
 
   /** A copy of the base container with its JSON changed by `edit` (both copies, checksums recomputed). */
   async function edited(name: string, edit: (json: Record<string, Record<string, Record<string, unknown>>>) => void) {
@@ -142,13 +142,13 @@ describeWithCryptsetup('x-luks on headers that break a bound', () => {
     });
     const keyFile = join(dir, 'pass.txt');
     await writeFile(keyFile, pass);
-    const t0 = performance.now();
+    // refused by the header rule, as the message says (a derivation of 2^32 iterations would instead run
+    // for hours, until the test's hang guard stopped it)
     const dec = await runCli(['decrypt', dig, join(dir, 'out.bin'), '--passphrase-file', keyFile]);
-    expect(performance.now() - t0).toBeLessThan(30_000); // a child process and an esbuild bundle, not a KDF
     expect(dec.code).toBe(1);
     expect(dec.stderr.trim().split('\n')).toHaveLength(1);
     expect(dec.stderr).toMatch(/digest 0\.iterations 4294967296 is above 2\^32 − 1/);
-  }, 60_000);
+  });
 });
 
 describe("x-luks on cryptsetup's malformed LUKS1 headers (tests/evil_hdr-*)", () => {

@@ -52,7 +52,7 @@ describeWithCryptsetup('real LUKS containers made by cryptsetup', () => {
       return { luks2, luks1 };
     });
     for (const [i, s] of specs.entries()) made.set(label(s), all[i]);
-  }, 120_000);
+  });
 
   afterAll(removeAllContainers);
 

@@ -84,7 +84,7 @@ describeWithCryptsetup('LUKS2 volumes whose segment cipher is Adiantum', () => {
       a.dispose();
       images.push({ ...img, expected });
     }
-  }, 60_000);
+  });
   afterAll(removeAllContainers);
 
   describe.each(CASES.map((c, i) => ({ ...c, i })))('$label', (cs) => {

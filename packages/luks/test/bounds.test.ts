@@ -4,7 +4,9 @@
 // then checks that
 // - readHeader (what `x-luks dump` prints) accepts or refuses it with the expected message;
 // - openLuks refuses it with the expected message and error class, before any key derivation (each of the
-//   two calls is timed, with a generous 1 s guard against a derivation or a large allocation slipping in);
+//   two calls is watched for a derivation or a large allocation slipping in: the derivations are counted
+//   through a logging src/kdf.js, kdf-work.ts, and the ArrayBuffer memory measured, not the time taken,
+//   so that the checks hold on a loaded machine);
 // - `cryptsetup luksDump` (cryptsetup 2.6, the oracle) agrees with readHeader: both accept or both refuse,
 //   unless the case is listed in DELIBERATELY_STRICTER with the reason we refuse what cryptsetup shows.
 // Then the bounds themselves: maxIterations, maxMemory, maxTimeCost at their edges, a keyslot above a bound
@@ -31,7 +33,7 @@ import {
   runCryptsetup,
   resealLuks2Copy,
 } from '@x/containers';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import {
   HeaderError,
   LuksError,
@@ -42,6 +44,9 @@ import {
   WrongPassphraseError,
 } from '../src/index.js';
 import { sameBytes } from './helpers.js';
+import { aboveLimits, type Derivation, derivations, failAbove, resetDerivations } from './kdf-work.js';
+
+vi.mock('../src/kdf.js', async (real) => (await import('./kdf-work.js')).countingKdf(await real()));
 
 // biome-ignore lint/suspicious/noExplicitAny: the cases rewrite arbitrary fields of the header's JSON
 type Json = any;
@@ -58,7 +63,10 @@ const DELIBERATELY_STRICTER: Record<string, string> = {
 };
 
 const MiB = 1024 * 1024;
-const GUARD_MS = 5000; // a guard against a derivation (2^26 PBKDF2 rounds: minutes) or a large allocation slipping in, not a speed goal; wide, as the test machine is loaded
+/** The costs of the containers made here (cryptsetup's forced minimums): a case that opens derives no more. */
+const BASE_COST = { maxIterations: 1000, maxTimeCost: 4, maxMemory: 32 };
+/** ArrayBuffer growth over one call that counts as a large allocation (the cases' images are 64 KiB of data). */
+const LARGE = 256 * MiB;
 
 let base: { pbkdf2: Container; argon2: Container; two: Container; luks1: Container };
 let dir: string;
@@ -515,6 +523,8 @@ const defaultMaxMemory = () => Math.min(4 * MiB, Math.floor(totalmem() / 2048));
 
 describeWithCryptsetup('bounded resources and LUKS2 layout rules, against cryptsetup luksDump', () => {
   beforeAll(async () => {
+    // a derivation above openLuks' default bounds fails at once by name, rather than running for minutes
+    failAbove({ maxIterations: 2 ** 26, maxTimeCost: 2 ** 16, maxMemory: defaultMaxMemory() });
     dir = await mkdtemp(join(tmpdir(), 'x-luks-bounds-'));
     const common = { cipher: 'aes-xts-plain64', keySize: 256, dataSize: 64 * 1024 };
     const [pbkdf2, argon2, two] = await mapLimit(
@@ -532,8 +542,9 @@ describeWithCryptsetup('bounded resources and LUKS2 layout rules, against crypts
       (spec) => makeLuks2Container(spec),
     );
     base = { pbkdf2, argon2, two, luks1: await convertToLuks1(pbkdf2) };
-  }, 60_000);
+  });
   afterAll(async () => {
+    failAbove(undefined);
     await removeAllContainers();
     await rm(dir, { recursive: true, force: true });
   });
@@ -557,14 +568,17 @@ describeWithCryptsetup('bounded resources and LUKS2 layout rules, against crypts
     );
   }
 
-  async function timed<T>(f: () => Promise<T>): Promise<{ value: T | undefined; error: unknown; ms: number }> {
-    const t0 = performance.now();
-    try {
-      const value = await f();
-      return { value, error: undefined, ms: performance.now() - t0 };
-    } catch (error) {
-      return { value: undefined, error, ms: performance.now() - t0 };
-    }
+  /** What `f` gives, with the key derivations it asked for and how much its ArrayBuffer memory grew. */
+  async function watched<T>(
+    f: () => Promise<T>,
+  ): Promise<{ value: T | undefined; error: unknown; derived: Derivation[]; grew: number }> {
+    resetDerivations();
+    const before = process.memoryUsage().arrayBuffers;
+    const outcome = await f().then(
+      (value) => ({ value, error: undefined }),
+      (error: unknown) => ({ value: undefined, error }),
+    );
+    return { ...outcome, derived: [...derivations], grew: process.memoryUsage().arrayBuffers - before };
   }
 
   it('the cases are what the containers are: aes-xts-plain64 with 32-byte keys, hdr_size 16384', async () => {
@@ -586,23 +600,27 @@ describeWithCryptsetup('bounded resources and LUKS2 layout rules, against crypts
   it.each(CASES.map((c, i) => [c.name, c, i] as const))('%s', async (name, c, i) => {
     const { path, image } = await make(c, i);
 
-    const h = await timed(() => readHeader(image));
-    expect(h.ms).toBeLessThan(GUARD_MS);
+    const h = await watched(() => readHeader(image));
+    expect(h.derived).toEqual([]);
+    expect(h.grew).toBeLessThan(LARGE);
     if (c.header === 'accepts') expect(h.error).toBeUndefined();
     else {
       expect(h.error).toBeInstanceOf(HeaderError);
       expect((h.error as Error).message).toMatch(c.header);
     }
 
-    const o = await timed(() => openLuks(image, { passphrase: pass, ...c.options }));
-    expect(o.ms).toBeLessThan(GUARD_MS);
+    const o = await watched(() => openLuks(image, { passphrase: pass, ...c.options }));
+    expect(o.grew).toBeLessThan(LARGE);
     if (c.open === 'opens') {
       expect(o.error).toBeUndefined();
+      expect(o.derived.length).toBeGreaterThan(0); // the derivations are counted (the mock is in place)
+      expect(aboveLimits(o.derived, BASE_COST)).toEqual([]);
       const v = o.value!;
       const plain = new Uint8Array(v.payloadSize);
       await v.read(plain, 0);
       expect(sameBytes(plain, base[c.base ?? 'pbkdf2'].original)).toBe(true);
     } else {
+      expect(o.derived).toEqual([]); // refused before any key derivation
       expect(o.error).toBeInstanceOf(c.error ?? HeaderError);
       expect((o.error as Error).message).toMatch(c.open);
       expect((o.error as Error).message).not.toMatch(/\n|Maximum call stack/);
@@ -639,10 +657,11 @@ describeWithCryptsetup('bounded resources and LUKS2 layout rules, against crypts
     // where the machine or the runtime cannot, the refusal comes first; where both can (a native Argon2 and
     // 8 GiB of memory or more) the derivation would run for seconds over 4 GiB: maxMemory stops it here
     const canAllocate = defaultMaxMemory() >= 4 * MiB && runtime.maxMemory >= 4 * MiB;
-    const o = await timed(() =>
+    const o = await watched(() =>
       openLuks(image, { passphrase: pass, ...(canAllocate ? { maxMemory: 4 * MiB - 1 } : {}) }),
     );
-    expect(o.ms).toBeLessThan(GUARD_MS);
+    expect(o.derived).toEqual([]); // refused before the derivation, whichever the reason
+    expect(o.grew).toBeLessThan(LARGE);
     if (canAllocate) {
       expect(o.error).toBeInstanceOf(HeaderError);
       expect((o.error as Error).message).toMatch(/memory 4194304 KiB is above maxMemory, 4194303 KiB/);
@@ -684,10 +703,12 @@ describeWithCryptsetup('bounded resources and LUKS2 layout rules, against crypts
       j.keyslots['0'].kdf.iterations = 2 ** 27;
     });
     const img = new Uint8Array(await readFile(path));
-    const t0 = performance.now();
+    resetDerivations();
     expect((await openLuks(img, { passphrase: pass2 })).keyslot).toBe('1');
     const err = await openLuks(img, { passphrase: pass }).catch((e: unknown) => e);
-    expect(performance.now() - t0).toBeLessThan(2 * GUARD_MS);
+    // keyslot 1 derived (for both passphrases), keyslot 0's 2^27 iterations never
+    expect(derivations.length).toBeGreaterThan(0);
+    expect(aboveLimits(derivations, BASE_COST)).toEqual([]);
     expect(err).toBeInstanceOf(WrongPassphraseError);
     expect((err as Error).message).toBe(
       '@x/luks: no keyslot opens with this passphrase (tried 1; not tried: keyslot 0.kdf.iterations 134217728 is above maxIterations, 67108864 (raise options.maxIterations to try it))',
@@ -734,8 +755,9 @@ describeWithCryptsetup('bounded resources and LUKS2 layout rules, against crypts
       await writeFile(path, img);
       expect((await readHeader(img)).version).toBe(1);
       expect(await luksDumpAccepts(path)).toBe(true);
-      const o = await timed(() => openLuks(img, { passphrase: pass }));
-      expect(o.ms).toBeLessThan(GUARD_MS);
+      const o = await watched(() => openLuks(img, { passphrase: pass }));
+      expect(o.derived).toEqual([]);
+      expect(o.grew).toBeLessThan(LARGE);
       expect(o.error).toBeInstanceOf(HeaderError);
       expect((o.error as Error).message).toBe(
         `@x/luks: ${what}.iterations 4294967295 is above maxIterations, 67108864 (raise options.maxIterations to try it)`,

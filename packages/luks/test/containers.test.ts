@@ -15,7 +15,7 @@ describeWithCryptsetup('containers made by cryptsetup', () => {
   let matrix: Awaited<ReturnType<typeof makeMatrix>>;
   beforeAll(async () => {
     matrix = await makeMatrix();
-  }, 120_000);
+  });
   afterAll(removeAllContainers);
 
   const get = (cs: (typeof MATRIX_CASES)[number]) => matrix.get(cs);

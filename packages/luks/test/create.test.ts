@@ -1,10 +1,11 @@
 // createLuks and afSplit: AF split against an independent merge (node:crypto), images opened by openLuks
 // (random data round trip, both header copies, the layout cryptsetup 2.6's luksFormat writes), bad options
-// refused before a byte is written, and the KDF benchmark. What cryptsetup itself says of the images is
-// ./create-cryptsetup.test.ts.
+// refused before a byte is written, and the KDF benchmark (on a clock that only the derivations advance,
+// kdf-work.ts: what it measures, and so the cost it chooses, is then exact whatever the machine's load).
+// What cryptsetup itself says of the images is ./create-cryptsetup.test.ts.
 import { createHash, randomBytes } from 'node:crypto';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { afMerge } from '../src/af.js';
 import {
   afSplit,
@@ -16,6 +17,9 @@ import {
   WrongPassphraseError,
 } from '../src/index.js';
 import { sameBytes } from './helpers.js';
+import { derivations, resetDerivations, virtualClock } from './kdf-work.js';
+
+vi.mock('../src/kdf.js', async (real) => (await import('./kdf-work.js')).countingKdf(await real()));
 
 const MiB = 1 << 20;
 const DATA_OFFSET = 16 * MiB;
@@ -278,37 +282,42 @@ describe('createLuks', () => {
   });
 
   it('benchmarks the KDF for iterTime (pbkdf2 and argon2id), as cryptsetup --iter-time', async () => {
+    // On the virtual clock a PBKDF2 iteration costs 1 µs and an Argon2 pass over a KiB 1 µs: the cost
+    // chosen is the one that takes iterTime at that rate, and the unlock then derives exactly that cost.
+    const rates = { pbkdf2: 0.001, argon2: 0.001 };
     const plain = randomBytes(4096);
-    const p = await make(plain, { passphrase: 'pw', pbkdf: 'pbkdf2', iterTime: 200 });
+    const p = await virtualClock(rates, () => make(plain, { passphrase: 'pw', pbkdf: 'pbkdf2', iterTime: 200 }));
     const kdf = p.header.keyslots[0].kdf!;
-    expect(kdf.type).toBe('pbkdf2');
-    if (kdf.type !== 'pbkdf2') throw new Error('unreachable');
-    expect(kdf.iterations).toBeGreaterThan(1000);
-    expect(p.header.digests[0].iterations).toBeGreaterThanOrEqual(1000); // benchmarked for 125 ms
-    let t = performance.now();
+    expect(kdf).toMatchObject({ type: 'pbkdf2', iterations: 200 / rates.pbkdf2 }); // 200 ms of work
+    expect(p.header.digests[0].iterations).toBe(125 / rates.pbkdf2); // the digest benchmarked for 125 ms
+    resetDerivations();
     await decryptAll(p.image, { passphrase: 'pw' });
-    let ms = performance.now() - t;
-    // the unlock costs about what was benchmarked; wide bounds, as the test machine's load varies
-    expect(ms).toBeGreaterThan(200 / 10);
-    expect(ms).toBeLessThan(200 * 10 + 2000);
+    // the unlock costs what was benchmarked: the keyslot's 200 ms of work, then the digest's 125 ms
+    expect(derivations).toEqual([
+      { type: 'pbkdf2', hash: 'sha256', iterations: 200_000 },
+      { type: 'pbkdf2', hash: 'sha256', iterations: 125_000 },
+    ]);
 
-    const a = await make(plain, { passphrase: 'pw', pbkdf: 'argon2id', iterTime: 300, memory: 8192, parallelism: 1 });
-    const ak = a.header.keyslots[0].kdf!;
-    expect(ak).toMatchObject({ type: 'argon2id', cpus: 1 });
-    if (ak.type === 'pbkdf2') throw new Error('unreachable');
-    // cryptsetup's rule: time ≥ 4 at the asked memory, or, when time 4 already takes longer (a loaded
-    // machine), time 4 with less memory
-    if (ak.memory === 8192) expect(ak.time).toBeGreaterThanOrEqual(4);
-    else {
-      expect(ak.time).toBe(4);
-      expect(ak.memory).toBeLessThan(8192);
-      expect(ak.memory).toBeGreaterThanOrEqual(32);
-    }
-    t = performance.now();
+    // Argon2, cryptsetup's rule: time ≥ 4 at the asked memory, the time that takes iterTime there ...
+    const options = { passphrase: 'pw', pbkdf: 'argon2id', iterTime: 300, memory: 8192, parallelism: 1 } as const;
+    const a = await virtualClock(rates, () => make(plain, options));
+    const time = Math.floor(300 / (rates.argon2 * 8192)); // 36 passes over 8 MiB: 295 ms of work
+    expect(a.header.keyslots[0].kdf).toMatchObject({ type: 'argon2id', time, memory: 8192, cpus: 1 });
+    resetDerivations();
     await decryptAll(a.image, { passphrase: 'pw' });
-    ms = performance.now() - t;
-    expect(ms).toBeGreaterThan(300 / 10);
-    expect(ms).toBeLessThan(300 * 10 + 2000);
+    expect(derivations[0]).toEqual({ type: 'argon2id', time, memory: 8192, cpus: 1 });
+    expect(derivations.slice(1)).toEqual([
+      { type: 'pbkdf2', hash: 'sha256', iterations: a.header.digests[0].iterations },
+    ]);
+
+    // ... or, when time 4 at that memory already takes longer than iterTime (a slow machine), time 4 with
+    // the memory that takes iterTime
+    const slow = { pbkdf2: 0.001, argon2: 0.02 }; // time 4 over 8 MiB: 655 ms
+    const b = await virtualClock(slow, () => make(plain, options));
+    const memory = Math.floor(300 / (slow.argon2 * 4)); // 3750 KiB
+    expect(memory).toBeLessThan(8192);
+    expect(b.header.keyslots[0].kdf).toMatchObject({ type: 'argon2id', time: 4, memory, cpus: 1 });
+    expect((await decryptAll(b.image, { passphrase: 'pw' })).out.length).toBe(4096);
   });
 });
 
@@ -359,11 +368,14 @@ describe('createLuks, type luks1', () => {
 
   it('benchmarks PBKDF2 when the cost is not forced; the default is pbkdf2-sha256', async () => {
     const sink = memorySink();
-    const h = await createLuks(randomBytes(512), sink, { type: 'luks1', passphrase: 'pw', iterTime: 100 });
+    // on a clock that only the derivations advance, 1 µs per iteration (kdf-work.ts)
+    const h = await virtualClock({ pbkdf2: 0.001, argon2: 0.001 }, () =>
+      createLuks(randomBytes(512), sink, { type: 'luks1', passphrase: 'pw', iterTime: 100 }),
+    );
     expect(h.hashSpec).toBe('sha256');
     expect(h.cipher).toBe('aes-xts-plain64');
     expect(h.keyBytes).toBe(64);
-    expect(h.keyslots[0].iterations).toBeGreaterThan(1000);
-    expect(h.mkDigestIterations).toBeGreaterThanOrEqual(1000);
+    expect(h.keyslots[0].iterations).toBe(100_000); // 100 ms of work
+    expect(h.mkDigestIterations).toBe(125_000); // 125 ms, cryptsetup's LUKS_MKD_ITERATIONS_MS
   });
 });

@@ -35,7 +35,7 @@ describeWithCryptsetup('damaged and truncated headers', () => {
     c1 = await convertToLuks1(c2);
     image2 = new Uint8Array(await readFile(c2.path));
     image1 = new Uint8Array(await readFile(c1.path));
-  }, 60_000);
+  });
   afterAll(removeAllContainers);
 
   async function opensTo(image: Uint8Array, c: Container) {

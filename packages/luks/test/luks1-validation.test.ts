@@ -454,7 +454,7 @@ describeWithCryptsetup('LUKS1 headers with one rule broken: readHeader agrees wi
         end: offsets[last]! + sectors,
       });
     }
-  }, 60_000);
+  });
   afterAll(removeAllContainers);
 
   it('starts from two valid headers cryptsetup made, with both keyslots active', async () => {

@@ -25,7 +25,7 @@ describeWithCryptsetup('real aes-xts-plain64 containers made by cryptsetup', () 
       return s.sectorSize === 512 ? [luks2, await convertToLuks1(luks2)] : [luks2];
     });
     containers.push(...made.flat());
-  }, 120_000);
+  });
   afterAll(removeAllContainers);
 
   it('made 4 LUKS2 and 2 LUKS1 containers', () => {

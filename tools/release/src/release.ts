@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { Example } from './examples.js';
+import { type Example, findExamples } from './examples.js';
 import { alarming, exec, Project, userEnv } from './project.js';
 import { type Registry, startRegistry } from './registry.js';
 import { type Manifest, readManifest, run, stageCopy, type Workspace, write } from './stage.js';
@@ -193,7 +193,16 @@ async function tarballs(): Promise<void> {
         versions: Record<string, Record<string, unknown>>;
       };
       const meta = packument.versions[manifest.version] ?? {};
-      for (const field of ['os', 'cpu', 'libc', 'dependencies', 'optionalDependencies', 'engines']) {
+      for (const field of [
+        'os',
+        'cpu',
+        'libc',
+        'exports',
+        'imports',
+        'dependencies',
+        'optionalDependencies',
+        'engines',
+      ]) {
         if (JSON.stringify(meta[field]) !== JSON.stringify(m[field])) {
           problems.push(
             `the registry's ${field} ${JSON.stringify(meta[field])} ≠ the tarball's ${JSON.stringify(m[field])}`,
@@ -334,7 +343,6 @@ async function installs(): Promise<void> {
 // ─── 4. The README examples ────────────────────────────────────────────────────────────────────────────
 
 async function examples(): Promise<void> {
-  const { findExamples } = await import('./examples.js');
   const all: Example[] = findExamples(repo);
   expect(all.length > 0, 'no README example found');
   await pool(all, 2, async (example) => {

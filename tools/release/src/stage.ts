@@ -47,8 +47,8 @@ const SKIP = new Set(['node_modules', '.turbo', 'test', 'bench', 'coverage', 'br
 /** Copies the repository's release inputs to `stage`; returns its workspaces. */
 export function stageCopy(repo: string, stage: string): Workspace[] {
   mkdirSync(stage, { recursive: true });
-  for (const file of ['package.json', 'LICENSE', 'tsconfig.base.json']) {
-    cpSync(path.join(repo, file), path.join(stage, file));
+  for (const file of ['package.json', 'LICENSE', 'tsconfig.base.json', 'scripts']) {
+    cpSync(path.join(repo, file), path.join(stage, file), { recursive: true });
   }
   cpSync(path.join(repo, '.changeset'), path.join(stage, '.changeset'), { recursive: true });
   symlinkSync(path.join(repo, 'node_modules'), path.join(stage, 'node_modules'), 'dir');
