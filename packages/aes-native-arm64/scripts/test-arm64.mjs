@@ -175,7 +175,9 @@ export function runUnderQemu(extraEnv = {}, { quiet = false } = {}) {
     stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit',
     encoding: 'utf8',
     env: { ...process.env, X_AES_TEST_JS: path.join(cache, 'js'), ...extraEnv },
-    timeout: 15 * 60_000,
+    // a hang guard, not a speed goal: the run takes about 100 s on an idle 2-core machine, 300 s beside two
+    // busy processes, and overran 15 minutes inside a loaded `npm test` (turbo's other tasks beside it)
+    timeout: 60 * 60_000,
     maxBuffer: 64 << 20,
   });
   if (r.error) throw r.error;

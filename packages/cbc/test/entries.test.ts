@@ -15,7 +15,9 @@ describe('entries', () => {
     expect(portable).not.toContain(WASM_BASE64_MAGIC);
     expect(portable).not.toContain('aes-native-arm64');
     expect(portable).not.toContain('wasm-simd128');
-    expect(portable.length).toBeLessThan(all.length / 2);
+    // What the portable entry leaves out: the WebAssembly kernel (its compressed modules are 24.7 KB of
+    // base64) and the rest of the registry.
+    expect(all.length - portable.length).toBeGreaterThan(25_000);
   });
 
   it('@x/cbc/portable runs the portable kernel and gives the same bytes as @x/cbc', () => {
