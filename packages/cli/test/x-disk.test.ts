@@ -98,6 +98,25 @@ describe('x-disk on the committed sample', () => {
     expect(h.stdout.toString()).toMatch(/--recovery-password DIGITS/);
   });
 
+  it('-V, --version; -h after a subcommand is its help; the exit codes are in the help', async () => {
+    const { version } = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
+    for (const v of ['-V', '--version']) expect((await runDisk([v])).stdout.toString()).toBe(`x-disk ${version}\n`);
+    const d = await runDisk(['decrypt', '-h']);
+    expect(d.code).toBe(0);
+    expect(d.stdout.toString()).toMatch(/^usage: x-disk decrypt IMAGE OUT \[SECRET\]/);
+    expect(d.stdout.toString()).toMatch(/^ {2}-d, --key-file FILE +the passphrase/m);
+    expect(d.stdout.toString()).toMatch(/^ {2}--volume-key-file FILE +the raw volume key/m);
+    expect(d.stdout.toString()).not.toMatch(/--json/);
+    expect(d.stdout.toString()).toMatch(
+      /exit status: 0 done, 2 wrong passphrase, recovery password, startup key or volume key, 1 other errors\n$/,
+    );
+    const u = await runDisk(['dump', SAMPLE, '--foo']);
+    expect(u.code).toBe(1);
+    expect(u.stderr).toMatch(/^x-disk: unknown option --foo\nusage:\n/);
+    const m = await runDisk(['decrypt', SAMPLE, join(dir, 'never'), '--type']);
+    expect(m.stderr).toMatch(/^x-disk: --type needs a value \(TYPE\)\n/);
+  });
+
   it('an image of no known format exits 1 and says so; --type luks reports what LUKS finds', async () => {
     const junk = join(dir, 'junk.img');
     await writeFile(junk, randomBytes(64 * 1024));
