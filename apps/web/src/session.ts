@@ -73,7 +73,7 @@ export class Session {
     this.post({
       type: 'inspected',
       format: header.title,
-      dump: header.describe(),
+      dump: `${header.describe()}\n`, // as x-disk dump prints it
       secrets,
       passphraseName: format.passphraseName ?? 'passphrase',
     });

@@ -37,7 +37,7 @@ describe('the page’s session over a list with one more format', () => {
     expect(last()).toEqual({
       type: 'inspected',
       format: 'TOY1',
-      dump: `TOY header information\nLabel:          toy volume\nPayload:        100352 bytes at 512`,
+      dump: `TOY header information\nLabel:          toy volume\nPayload:        100352 bytes at 512\n`,
       secrets: ['passphrase'],
       passphraseName: 'passphrase',
     });
