@@ -54,7 +54,9 @@ async function waitUp(url: string, child: ChildProcess, log: string): Promise<vo
 
 export async function startRegistry(dir: string): Promise<Registry> {
   mkdirSync(dir, { recursive: true });
-  const upstream = execFileSync('npm', ['config', 'get', 'registry'], { encoding: 'utf8' }).trim();
+  // The registry npm would use here, asked from outside the repository: inside a workspace folder npm
+  // turns on its workspace mode, where `npm config` refuses to run (ENOWORKSPACES).
+  const upstream = execFileSync('npm', ['config', 'get', 'registry'], { cwd: dir, encoding: 'utf8' }).trim();
   const storage = path.join(dir, 'storage');
   const config = path.join(dir, 'config.yaml');
   const log = path.join(dir, 'verdaccio.log');
