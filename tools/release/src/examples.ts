@@ -42,6 +42,7 @@ interface Manifest {
   bin?: string | Record<string, string>;
   exports?: unknown;
   dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
 }
 
 /** A public workspace as a user installs it. */
@@ -50,6 +51,7 @@ interface Published {
   /** The subpaths a user may import: `.`, `./portable`, … */
   subpaths: Set<string>;
   bins: string[];
+  /** Its dependencies and peer dependencies: what an install line may name beside it. */
   dependencies: string[];
 }
 
@@ -103,7 +105,7 @@ function publishedPackages(repoRoot: string): { published: Map<string, Published
         name: manifest.name,
         subpaths: subpathsOf(manifest),
         bins: typeof bin === 'string' ? [manifest.name.split('/').pop() as string] : Object.keys(bin ?? {}),
-        dependencies: Object.keys(manifest.dependencies ?? {}),
+        dependencies: Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies }),
       });
     }
   }
