@@ -23,8 +23,11 @@ import path from 'node:path';
  * - `out`: the binary's file name under build/Release/;
  * - `build(srcRoot, out)`: builds the copy at srcRoot (holding src/native/) into out;
  * - `test()`: runs the tests against build/Release; returns { status, pass, fail, failed: [test names] }.
+ * - `unrunnable(patch)` (optional): why the code a break changes cannot run on this CPU (say, a VAES path
+ *   on a CPU without VAES), or undefined; such a break is skipped with a line that says why, since no test
+ *   could reach it here.
  */
-export function runBreaks({ name, root, out, build, test }) {
+export function runBreaks({ name, root, out, build, test, unrunnable = () => undefined }) {
   const buildDir = path.join(root, 'build');
   const binary = path.join(buildDir, 'Release', out);
   const breaksDir = path.join(root, 'breaks');
@@ -53,6 +56,12 @@ export function runBreaks({ name, root, out, build, test }) {
   let unnoticed = 0;
   try {
     for (const [patch, what] of breaks) {
+      const why = patch && unrunnable(patch);
+      if (why) {
+        rows.push([`\`breaks/${patch}\``, what, '–', `skipped: ${why}`]);
+        console.log(`${patch}: skipped: ${why}`);
+        continue;
+      }
       const copy = mkdtempSync(path.join(os.tmpdir(), 'x-aes-break-'));
       try {
         cpSync(path.join(root, 'src', 'native'), path.join(copy, 'src', 'native'), { recursive: true });
