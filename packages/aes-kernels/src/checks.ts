@@ -1,121 +1,17 @@
 /**
- * The input rules every @x mode enforces, in one place (Go's crypto/cipher style: fixed, prefixed
- * messages). Each check throws before anything is written, so invalid input never touches `dst`.
- * The prefix names the package the user called (`@x/cbc`, `@x/xts`, …). Nothing here allocates unless
- * it throws. Modes import them from `@x/aes-kernels/checks`, which pulls in no kernel (so a bundle of
- * `@x/cbc/portable` carries no WebAssembly); `@x/aes-kernels` re-exports them.
+ * `@x/aes-kernels/checks`: the input rules every @x mode enforces, which live in `@x/aes-kernel-contract`
+ * (the package below every kernel and mode), re-exported here so that modes written against this subpath
+ * work unchanged. It pulls in no kernel, so a bundle of `@x/cbc/portable` carries no WebAssembly.
  */
-
-/** TypeError unless `value` is a Uint8Array (a Node Buffer is one). */
-export function checkBytes(prefix: string, name: string, value: unknown): asserts value is Uint8Array {
-  if (!(value instanceof Uint8Array)) throw new TypeError(`${prefix}: ${name} must be a Uint8Array`);
-}
-
-/** RangeError unless `key` is an AES key length (FIPS 197 §5: 16, 24 or 32 bytes). */
-export function checkKey(prefix: string, key: unknown): asserts key is Uint8Array {
-  checkBytes(prefix, 'key', key);
-  const n = key.length;
-  if (n !== 16 && n !== 24 && n !== 32) {
-    throw new RangeError(`${prefix}: key must be 16, 24 or 32 bytes, got ${n}`);
-  }
-}
-
-/** TypeError unless `options` is undefined or an object (the options argument of a mode's constructor). */
-export function checkOptions(prefix: string, options: unknown): asserts options is object | undefined {
-  if (options !== undefined && (options === null || typeof options !== 'object')) {
-    throw new TypeError(`${prefix}: options must be an object`);
-  }
-}
-
-/**
- * The rules for a call writing `src.length` bytes to `dst`: both Uint8Arrays, `src` whole 16-byte blocks,
- * `dst` at least as long, and the two either exactly the same bytes or not overlapping at all.
- */
-export function checkBlocks(prefix: string, dst: unknown, src: unknown): asserts dst is Uint8Array {
-  checkBytes(prefix, 'dst', dst);
-  checkBytes(prefix, 'src', src);
-  if ((src.length & 15) !== 0) {
-    throw new RangeError(`${prefix}: src is not a whole number of 16-byte blocks (${src.length} bytes)`);
-  }
-  checkWrite(prefix, dst, src);
-}
-
-/**
- * The rules for one data unit of a mode with ciphertext stealing (XTS, IEEE 1619 §5.3.2): any length of
- * at least one block, and otherwise as {@link checkBlocks}.
- */
-export function checkDataUnit(prefix: string, dst: unknown, src: unknown): asserts dst is Uint8Array {
-  checkBytes(prefix, 'dst', dst);
-  checkBytes(prefix, 'src', src);
-  if (src.length < 16) throw new RangeError(`${prefix}: src is shorter than one 16-byte block (${src.length} bytes)`);
-  checkWrite(prefix, dst, src);
-}
-
-/**
- * The rules for a stream call (CTR) writing `src.length` bytes to `dst`: any length, and otherwise as
- * {@link checkBlocks}.
- */
-export function checkStream(prefix: string, dst: unknown, src: unknown): asserts dst is Uint8Array {
-  checkBytes(prefix, 'dst', dst);
-  checkBytes(prefix, 'src', src);
-  checkWrite(prefix, dst, src);
-}
-
-/**
- * A side input of any length that must not overlap the `written` bytes of `dst` (a nonce, AAD, an
- * HCTR2 tweak).
- */
-export function checkSide(prefix: string, name: string, value: unknown, dst: Uint8Array, written: number): void {
-  checkBytes(prefix, name, value);
-  if (overlaps(dst, written, value, value.length)) throw new RangeError(`${prefix}: ${name} overlaps dst`);
-}
-
-function checkWrite(prefix: string, dst: Uint8Array, src: Uint8Array): void {
-  if (dst.length < src.length) {
-    throw new RangeError(`${prefix}: dst is shorter than src (${dst.length} < ${src.length} bytes)`);
-  }
-  if (overlaps(dst, src.length, src, src.length) && dst.byteOffset !== src.byteOffset) {
-    throw new RangeError(`${prefix}: dst and src overlap without being the same bytes`);
-  }
-}
-
-/** A 16-byte IV that the call will not overwrite while reading it. */
-export function checkIv(prefix: string, iv: unknown, dst: Uint8Array, written: number, name = 'iv'): void {
-  checkBytes(prefix, name, iv);
-  if (iv.length !== 16) throw new RangeError(`${prefix}: ${name} must be 16 bytes, got ${iv.length}`);
-  if (overlaps(dst, written, iv, 16)) throw new RangeError(`${prefix}: ${name} overlaps dst`);
-}
-
-/**
- * The sector rules: `sectorSize` a positive multiple of 16, `src` whole sectors, and `ivs` exactly
- * `ivBytes` bytes per sector (16, or HCTR2's 32-byte tweaks), not overlapping the bytes the call writes.
- */
-export function checkSectors(
-  prefix: string,
-  dst: Uint8Array,
-  src: Uint8Array,
-  sectorSize: unknown,
-  ivs: unknown,
-  ivsName = 'ivs',
-  ivBytes = 16,
-): void {
-  if (typeof sectorSize !== 'number') throw new TypeError(`${prefix}: sectorSize must be a number`);
-  if (!Number.isSafeInteger(sectorSize) || sectorSize <= 0 || (sectorSize & 15) !== 0) {
-    throw new RangeError(`${prefix}: sectorSize must be a positive multiple of 16, got ${sectorSize}`);
-  }
-  if (src.length % sectorSize !== 0) {
-    throw new RangeError(`${prefix}: src is not a whole number of ${sectorSize}-byte sectors (${src.length} bytes)`);
-  }
-  checkBytes(prefix, ivsName, ivs);
-  const want = (src.length / sectorSize) * ivBytes;
-  if (ivs.length !== want) {
-    throw new RangeError(`${prefix}: ${ivsName} must be ${ivBytes} bytes per sector, ${want} bytes, got ${ivs.length}`);
-  }
-  if (overlaps(dst, src.length, ivs, ivs.length)) throw new RangeError(`${prefix}: ${ivsName} overlaps dst`);
-}
-
-/** Whether bytes [0, an) of a and [0, bn) of b share memory. */
-export function overlaps(a: Uint8Array, an: number, b: Uint8Array, bn: number): boolean {
-  if (an === 0 || bn === 0 || a.buffer !== b.buffer) return false;
-  return a.byteOffset < b.byteOffset + bn && b.byteOffset < a.byteOffset + an;
-}
+export {
+  checkBlocks,
+  checkBytes,
+  checkDataUnit,
+  checkIv,
+  checkKey,
+  checkOptions,
+  checkSectors,
+  checkSide,
+  checkStream,
+  overlaps,
+} from '@x/aes-kernel-contract';

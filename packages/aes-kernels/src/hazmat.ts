@@ -3,20 +3,23 @@
  * a short IV or overlapping buffers give wrong bytes or a crash, never an error; validate first (the
  * `check*` rules of `@x/aes-kernels`) or use a mode package (`@x/cbc`, `@x/xts`).
  */
+import type { AesKernel, PolyvalKernel } from '@x/aes-kernel-contract';
 import { kernel as portable } from '@x/aes-portable';
-import type { AesKernel, PolyvalKernel } from './contract.js';
 import { registry } from './all.js';
 
-export type {
-  AesBlockPrimitives,
-  AesFastPaths,
-  AesKernel,
-  AesKeyedKernel,
-  CtrCounter,
-  FastPath,
-  PolyvalKernel,
-} from './contract.js';
-export { FAST_PATHS } from './contract.js';
+// The contract's types, FAST_PATHS and ViewCache are `@x/aes-kernel-contract`'s, here for code written
+// against this subpath.
+export {
+  type AesBlockPrimitives,
+  type AesFastPaths,
+  type AesKernel,
+  type AesKeyedKernel,
+  type CtrCounter,
+  FAST_PATHS,
+  type FastPath,
+  type PolyvalKernel,
+  ViewCache,
+} from '@x/aes-kernel-contract';
 export {
   createRegistry,
   type KernelSource,
@@ -25,7 +28,6 @@ export {
   type RegistryOptions,
 } from './registry.js';
 export { registry };
-export { ViewCache } from './views.js';
 
 /**
  * The kernel to use: `name` when given, else the environment variable `X_AES_KERNEL`, else the best

@@ -1,6 +1,7 @@
 /**
- * `@x/aes-kernels`: which AES kernels this runtime has, and the input rules every `@x` mode shares. The
- * kernels themselves, which check nothing, are behind `@x/aes-kernels/hazmat`.
+ * `@x/aes-kernels`: which AES kernels this runtime has, and (re-exported from `@x/aes-kernel-contract`)
+ * the input rules every `@x` mode shares. The kernels themselves, which check nothing, are behind
+ * `@x/aes-kernels/hazmat`.
  */
 import { registry } from './all.js';
 
@@ -14,7 +15,7 @@ export {
   checkSectors,
   checkSide,
   checkStream,
-} from './checks.js';
+} from '@x/aes-kernel-contract';
 
 /**
  * The names of the kernels usable in this runtime, best first; `'portable'` is always there.

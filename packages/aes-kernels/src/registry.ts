@@ -3,7 +3,7 @@
  * and Go's rule). A registry is made from one ordered list, best first; every name it knows comes from
  * that list, so a new kernel is one entry.
  */
-import type { AesKernel } from './contract.js';
+import type { AesKernel } from '@x/aes-kernel-contract';
 
 /**
  * An optional kernel package: loaded on first use through Node's `require` where there is one (native

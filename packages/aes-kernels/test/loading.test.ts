@@ -1,6 +1,6 @@
 // How a registry loads an optional kernel package, through a stand-in for Node's require; and init().
 import { describe, expect, it } from 'vitest';
-import type { AesKernel } from '../src/contract.js';
+import type { AesKernel } from '@x/aes-kernel-contract';
 import { createRegistry } from '../src/registry.js';
 
 const fake = (name: string, usable = true): AesKernel => ({

@@ -2,11 +2,12 @@
  * `@x/aes-native-addon`: what @x's native AES kernels (`@x/aes-native-arm64`, `@x/aes-native-x64`) share,
  * written once. The Node-API glue in C (`native/addon.c`, compiled into each kernel's binary together with
  * that kernel's code paths, see `native/aes_native.h`), and {@link createNativeKernel}, which turns such a
- * binary into a kernel of `@x/aes-kernels`' contract: loaded on first use, never throwing on load, each
- * keyed-kernel method one native call on the caller's bytes.
+ * binary into a kernel of the contract of `@x/aes-kernel-contract`: loaded on first use, never throwing on
+ * load, each keyed-kernel method one native call on the caller's bytes.
  *
  * CommonJS, so that `@x/aes-kernels` can `require` a native kernel synchronously.
  */
+import type { CtrCounter } from '@x/aes-kernel-contract';
 import type { KeySchedule } from '@x/aes-keyschedule';
 import type {
   NativeKernel,
@@ -26,9 +27,8 @@ interface BuiltPath {
 
 type KeyedClass = new (rounds: number, ek: Uint8Array, dk: Uint8Array, path: number) => NativeKeyedKernel;
 
-/** What native/addon.c exports. */
 /** The contract's counter kinds as the native `ctr` takes them (AES_NATIVE_CTR_* of aes_native.h). */
-const COUNTER_KINDS: ReadonlyMap<unknown, number> = new Map([
+const COUNTER_KINDS: ReadonlyMap<unknown, number> = new Map<CtrCounter, number>([
   ['be128', 0],
   ['be32', 1],
   ['xctr', 2],
@@ -52,6 +52,7 @@ function wrapCtr(cls: KeyedClass): void {
   });
 }
 
+/** What native/addon.c exports. */
 interface Binding {
   paths(): BuiltPath[];
   calls(): number;
@@ -77,11 +78,161 @@ const METHODS = [
   'dispose',
 ] as const;
 
+/** One kernel package's addon: where it is, how its messages start, and what loading it gave. */
+interface Addon {
+  readonly prefix: string;
+  readonly dir: string;
+  /** Why no path runs when the CPU has none (`options.noPath`). */
+  readonly noPath: string;
+  /** undefined: not tried yet; null: it failed, see `loadError`. */
+  binding: Binding | null | undefined;
+  loadError: unknown;
+  /** The binary's paths, best first (empty until it loads). */
+  built: BuiltPath[];
+}
+
+/** What the binary lacks of what this loader calls, by name (empty when nothing is missing). */
+function missingEntries(b: Binding): string[] {
+  const has = (cls: KeyedClass | Binding['Polyval'] | undefined, method: string): boolean =>
+    typeof (cls?.prototype as Record<string, unknown> | undefined)?.[method] === 'function';
+  const missing: string[] = METHODS.filter((m) => !has(b.Keyed, m));
+  if (!has(b.KeyedCtr, 'ctr')) missing.push('ctr');
+  if (!has(b.KeyedHctr2, 'hctr2')) missing.push('hctr2');
+  if (!has(b.Polyval, 'update')) missing.push('Polyval');
+  return missing;
+}
+
 /**
- * A kernel of `@x/aes-kernels`' contract over the native binary in `options.dir`, which is loaded (by
- * node-gyp-build: build/Release first, then prebuilds/) on first use. Where the binary cannot load or the
- * CPU has no path it can run, `isAvailable()` is false and `load()` throws with the reason as `cause`;
- * nothing throws on import.
+ * Loads the binary in `dir` (node-gyp-build: build/Release first, then prebuilds/) and makes it ready for
+ * use: every entry present, `ctr` taking the counter kind as a number. Throws when it cannot load or is
+ * out of date.
+ */
+function loadBinding(dir: string, prefix: string): Binding {
+  const nodeGypBuild = require('node-gyp-build') as (dir: string) => unknown;
+  const b = nodeGypBuild(dir) as Binding;
+  const missing = missingEntries(b);
+  if (typeof b.paths !== 'function' || missing.length > 0) {
+    throw new Error(`${prefix}: the native addon is out of date (no ${missing.join(', ') || 'paths'}); rebuild it`);
+  }
+  wrapCtr(b.KeyedCtr);
+  wrapCtr(b.KeyedHctr2);
+  return b;
+}
+
+/** The binary, loaded on the first call (once, whatever happens), or why it cannot be used. */
+function open(addon: Addon): Binding | Error {
+  if (addon.binding === undefined) {
+    try {
+      const b = loadBinding(addon.dir, addon.prefix);
+      addon.built = b.paths();
+      addon.binding = b;
+    } catch (error) {
+      addon.binding = null;
+      addon.loadError = error;
+    }
+  }
+  if (addon.binding === null) {
+    return new Error(`${addon.prefix}: the native addon did not load on ${process.platform}-${process.arch}`, {
+      cause: addon.loadError,
+    });
+  }
+  return addon.binding;
+}
+
+/** The index of path `wanted` (the best available when undefined), or why it cannot run. */
+function pickPath(addon: Addon, wanted: string | undefined): number | Error {
+  const b = open(addon);
+  if (b instanceof Error) return b;
+  const { prefix, built } = addon;
+  if (wanted === undefined) {
+    const best = built.findIndex((p) => p.available);
+    return best >= 0 ? best : new Error(`${prefix}: ${addon.noPath}`);
+  }
+  const index = built.findIndex((p) => p.name === wanted);
+  if (index < 0) {
+    return new Error(`${prefix}: no path "${wanted}" (built: ${built.map((p) => p.name).join(', ') || 'none'})`);
+  }
+  if (!built[index].available) return new Error(`${prefix}: path "${wanted}" is not available on this CPU`);
+  return index;
+}
+
+/** A keyed kernel on path `index` of a loaded binary, holding its own copy of `schedule`'s round keys. */
+function loadKeyed(addon: Addon, index: number, schedule: KeySchedule): NativeKeyedKernel {
+  const { Keyed, KeyedCtr, KeyedHctr2 } = addon.binding as Binding;
+  const path = addon.built[index];
+  // The native object copies both schedules (FIPS 197 §5.2 and §5.3.5) into memory it wipes on dispose;
+  // it has a `ctr` method exactly when the path has that entry, and `hctr2` when it has POLYVAL too.
+  const Class = path.ctr ? (path.polyval ? KeyedHctr2 : KeyedCtr) : Keyed;
+  return new Class(schedule.rounds, schedule.encryptionKeys, schedule.decryptionKeys, index);
+}
+
+/** The error `load()` throws where no path runs, with the reason (without its prefix) and as `cause`. */
+function unavailable(prefix: string, name: string, why: Error): Error {
+  const reason = why.message.startsWith(`${prefix}: `) ? why.message.slice(prefix.length + 2) : why.message;
+  return new Error(`${prefix}: kernel ${name} is not available here: ${reason}`, { cause: why });
+}
+
+/**
+ * The kernel object on path `wanted` (the best one when undefined). The path is chosen on first use (the
+ * binary loads then), and kept.
+ */
+function kernelOn<Name extends string>(
+  addon: Addon,
+  name: Name,
+  parallelBlocks: number,
+  wanted: string | undefined,
+): NativeKernel<Name> {
+  let chosen: number | Error | undefined;
+  let polyvalLoader: ((h: Uint8Array) => NativePolyval) | undefined;
+  const choose = () => {
+    chosen ??= pickPath(addon, wanted);
+    return chosen;
+  };
+  return Object.freeze({
+    name,
+    parallelBlocks,
+    get path(): string | undefined {
+      const c = choose();
+      return c instanceof Error ? undefined : addon.built[c].name;
+    },
+    isAvailable(): boolean {
+      return !(choose() instanceof Error);
+    },
+    load(schedule: KeySchedule): NativeKeyedKernel {
+      const c = choose();
+      if (c instanceof Error) throw unavailable(addon.prefix, name, c);
+      return loadKeyed(addon, c, schedule);
+    },
+    /*
+     * The POLYVAL key of a path with polyval entries (undefined on the others, and where no path runs:
+     * callers then use the portable one). A getter, because the path is only known once the binary loads.
+     */
+    get loadPolyval(): ((h: Uint8Array) => NativePolyval) | undefined {
+      const c = choose();
+      if (c instanceof Error || !addon.built[c].polyval) return undefined;
+      const { Polyval } = addon.binding as Binding;
+      // The native object computes H's powers into memory it wipes on dispose; `h` may be wiped after.
+      polyvalLoader ??= (h: Uint8Array) => new Polyval(h, c);
+      return polyvalLoader;
+    },
+  });
+}
+
+/** The path `variable` forces, or undefined (unset, empty, or a denied read: Deno without --allow-env). */
+function forcedPath(variable: string | undefined): string | undefined {
+  if (variable === undefined) return undefined;
+  try {
+    return process.env[variable] || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A kernel of the contract of `@x/aes-kernel-contract` over the native binary in `options.dir`, which is
+ * loaded (by node-gyp-build: build/Release first, then prebuilds/) on first use. Where the binary cannot
+ * load or the CPU has no path it can run, `isAvailable()` is false and `load()` throws with the reason as
+ * `cause`; nothing throws on import.
  *
  * @example
  * ```ts
@@ -93,124 +244,16 @@ const METHODS = [
  */
 function createNativeKernel<Name extends string>(options: NativeKernelOptions<Name>): NativeKernelExports<Name> {
   const { name, prefix, dir, parallelBlocks, pathVariable, noPath } = options;
-  let binding: Binding | null | undefined; // undefined: not tried yet; null: failed, see loadError
-  let loadError: unknown;
-  let built: BuiltPath[] = [];
-
-  /** The binary, or why it cannot be used. */
-  function open(): Binding | Error {
-    if (binding === undefined) {
-      try {
-        const nodeGypBuild = require('node-gyp-build') as (dir: string) => unknown;
-        const b = nodeGypBuild(dir) as Binding;
-        const proto = b.Keyed?.prototype as Record<string, unknown> | undefined;
-        const missing: string[] = METHODS.filter((m) => typeof proto?.[m] !== 'function');
-        if (typeof (b.KeyedCtr?.prototype as Record<string, unknown> | undefined)?.ctr !== 'function') {
-          missing.push('ctr');
-        }
-        if (typeof (b.KeyedHctr2?.prototype as Record<string, unknown> | undefined)?.hctr2 !== 'function') {
-          missing.push('hctr2');
-        }
-        if (typeof (b.Polyval?.prototype as Record<string, unknown> | undefined)?.update !== 'function') {
-          missing.push('Polyval');
-        }
-        if (typeof b.paths !== 'function' || missing.length > 0) {
-          throw new Error(
-            `${prefix}: the native addon is out of date (no ${missing.join(', ') || 'paths'}); rebuild it`,
-          );
-        }
-        wrapCtr(b.KeyedCtr);
-        wrapCtr(b.KeyedHctr2);
-        built = b.paths();
-        binding = b;
-      } catch (error) {
-        binding = null;
-        loadError = error;
-      }
-    }
-    if (binding === null) {
-      return new Error(`${prefix}: the native addon did not load on ${process.platform}-${process.arch}`, {
-        cause: loadError,
-      });
-    }
-    return binding;
-  }
-
-  /** The index of path `wanted` (the best available when undefined), or why it cannot run. */
-  function pick(wanted: string | undefined): number | Error {
-    const b = open();
-    if (b instanceof Error) return b;
-    if (wanted === undefined) {
-      const best = built.findIndex((p) => p.available);
-      return best >= 0 ? best : new Error(`${prefix}: ${noPath}`);
-    }
-    const index = built.findIndex((p) => p.name === wanted);
-    if (index < 0) {
-      return new Error(`${prefix}: no path "${wanted}" (built: ${built.map((p) => p.name).join(', ') || 'none'})`);
-    }
-    if (!built[index].available) return new Error(`${prefix}: path "${wanted}" is not available on this CPU`);
-    return index;
-  }
-
-  function kernelOn(wanted: string | undefined): NativeKernel<Name> {
-    let chosen: number | Error | undefined;
-    let polyvalLoader: ((h: Uint8Array) => NativePolyval) | undefined;
-    const choose = () => {
-      chosen ??= pick(wanted);
-      return chosen;
-    };
-    return Object.freeze({
-      name,
-      parallelBlocks,
-      get path(): string | undefined {
-        const c = choose();
-        return c instanceof Error ? undefined : built[c].name;
-      },
-      isAvailable(): boolean {
-        return !(choose() instanceof Error);
-      },
-      load(schedule: KeySchedule): NativeKeyedKernel {
-        const c = choose();
-        if (c instanceof Error) {
-          const why = c.message.startsWith(`${prefix}: `) ? c.message.slice(prefix.length + 2) : c.message;
-          throw new Error(`${prefix}: kernel ${name} is not available here: ${why}`, { cause: c });
-        }
-        const { Keyed, KeyedCtr, KeyedHctr2 } = binding as Binding;
-        // The native object copies both schedules (FIPS 197 §5.2 and §5.3.5) into memory it wipes on dispose;
-        // it has a `ctr` method exactly when the path has that entry, and `hctr2` when it has POLYVAL too.
-        const Class = built[c].ctr ? (built[c].polyval ? KeyedHctr2 : KeyedCtr) : Keyed;
-        return new Class(schedule.rounds, schedule.encryptionKeys, schedule.decryptionKeys, c);
-      },
-      /*
-       * The POLYVAL key of a path with polyval entries (undefined on the others, and where no path runs:
-       * callers then use the portable one). A getter, because the path is only known once the binary loads.
-       */
-      get loadPolyval(): ((h: Uint8Array) => NativePolyval) | undefined {
-        const c = choose();
-        if (c instanceof Error || !built[c].polyval) return undefined;
-        const { Polyval } = binding as Binding;
-        // The native object computes H's powers into memory it wipes on dispose; `h` may be wiped after.
-        polyvalLoader ??= (h: Uint8Array) => new Polyval(h, c);
-        return polyvalLoader;
-      },
-    });
-  }
-
-  let forced: string | undefined;
-  try {
-    forced = pathVariable === undefined ? undefined : process.env[pathVariable] || undefined;
-  } catch {
-    // A denied read (Deno without --allow-env throws NotCapable) is an unset variable: the best path.
-  }
+  const addon: Addon = { prefix, dir, noPath, binding: undefined, loadError: undefined, built: [] };
   return {
-    kernel: kernelOn(forced),
-    kernelOn: (wanted: string) => kernelOn(wanted),
+    kernel: kernelOn(addon, name, parallelBlocks, forcedPath(pathVariable)),
+    kernelOn: (wanted: string) => kernelOn(addon, name, parallelBlocks, wanted),
     paths() {
-      open();
-      return built.map((p) => ({ name: p.name, available: p.available }));
+      open(addon);
+      return addon.built.map((p) => ({ name: p.name, available: p.available }));
     },
     nativeCallCount() {
-      return binding ? binding.calls() : 0;
+      return addon.binding ? addon.binding.calls() : 0;
     },
   };
 }

@@ -190,7 +190,8 @@ export function runUnderQemu(extraEnv = {}, { quiet = false } = {}) {
  * Returns the modes whose suites are in.
  */
 export function prepare() {
-  // The kernel suite type-checks the kernel against the contract of @x/aes-kernels (its dist/ types).
+  // The kernel suite type-checks the kernel against the contract (the dist/ types of @x/aes-kernel-contract,
+  // which @x/aes-kernels, a dependency built first, re-exports to the suite).
   buildPackages(['@x/aes-native-arm64', '@x/aes-kernels']);
   const modes = [];
   for (const mode of MODES) {

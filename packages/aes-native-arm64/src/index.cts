@@ -1,7 +1,7 @@
 /**
  * `native-arm64`: AES on the ARMv8 Cryptographic Extension (AESE/AESMC, AESD/AESIMC), eight blocks
  * interleaved, through a Node-API addon that works on the caller's bytes in place. It satisfies the kernel
- * contract of `@x/aes-kernels` (contract v2): the two block primitives and every fast path (CBC encryption
+ * contract of `@x/aes-kernel-contract` (contract v2): the two block primitives and every fast path (CBC encryption
  * of one chain, CBC of many sectors either way, the whole-block part of XTS, IEEE 1619).
  *
  * The Node-API glue and this loader are `@x/aes-native-addon`'s, shared with `@x/aes-native-x64`; this
@@ -10,22 +10,25 @@
  * (x64, a platform without a prebuilt binary or a build from source) or the CPU lacks AES, `isAvailable()`
  * is false and `load()` throws with the reason as `cause`.
  */
+import type { AesKernel } from '@x/aes-kernel-contract';
 import type { NativeKernel } from '@x/aes-native-addon/types';
 import path = require('node:path');
 import native = require('@x/aes-native-addon');
 
-const { kernel, nativeCallCount } = native.createNativeKernel({
+const arm64 = native.createNativeKernel({
   name: 'native-arm64',
   prefix: '@x/aes-native-arm64',
   dir: path.join(__dirname, '..'),
   parallelBlocks: 8,
   noPath: 'this CPU lacks the AES or PMULL instructions (FEAT_AES, FEAT_PMULL)',
 });
+const kernel = arm64.kernel satisfies AesKernel;
+const { nativeCallCount } = arm64;
 
 /** The exports of `@x/aes-native-arm64`. */
 interface NativeArm64Exports {
   /**
-   * The `native-arm64` kernel (the kernel contract of `@x/aes-kernels`), eight blocks per batch. Each
+   * The `native-arm64` kernel (`AesKernel` of `@x/aes-kernel-contract`), eight blocks per batch. Each
    * method of a keyed kernel is exactly one call into native code, whatever the length (a
    * `cbcDecryptSectors` or `xtsEncrypt` over 2048 sectors included), and works on the caller's bytes
    * without copying.

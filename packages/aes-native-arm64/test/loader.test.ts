@@ -5,7 +5,7 @@
  */
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import type { AesKernel } from '@x/aes-kernels/hazmat';
+import type { AesKernel } from '@x/aes-kernel-contract';
 import { expandKey } from '@x/aes-keyschedule';
 
 const require = createRequire(import.meta.url);

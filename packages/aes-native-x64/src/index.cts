@@ -7,7 +7,7 @@
  *
  * The environment variable `X_AES_NATIVE_X64` (`aesni` or `vaes`) forces one; {@link kernelOn} gives the
  * kernel on either, in one process. A CPU without AES-NI never runs an instruction it lacks: the kernel
- * reports itself unavailable. It satisfies the kernel contract of `@x/aes-kernels` (v2): the two block
+ * reports itself unavailable. It satisfies the kernel contract of `@x/aes-kernel-contract` (v2): the two block
  * primitives and every fast path (CBC encryption of one chain, CBC of many sectors either way, the
  * whole-block part of XTS, IEEE 1619).
  *
@@ -15,11 +15,12 @@
  * package is the AES code (src/native/aes_x64.c) and its prebuilt binary. CommonJS, so that
  * `@x/aes-kernels` can `require` it synchronously; it never throws on load.
  */
+import type { AesKernel } from '@x/aes-kernel-contract';
 import type { NativeKernel } from '@x/aes-native-addon/types';
 import path = require('node:path');
 import native = require('@x/aes-native-addon');
 
-const { kernel, kernelOn, paths, nativeCallCount } = native.createNativeKernel({
+const x64 = native.createNativeKernel({
   name: 'native-x64',
   prefix: '@x/aes-native-x64',
   dir: path.join(__dirname, '..'),
@@ -27,11 +28,13 @@ const { kernel, kernelOn, paths, nativeCallCount } = native.createNativeKernel({
   pathVariable: 'X_AES_NATIVE_X64',
   noPath: 'this CPU has no AES-NI',
 });
+const kernel = x64.kernel satisfies AesKernel;
+const { kernelOn, paths, nativeCallCount } = x64;
 
 /** The exports of `@x/aes-native-x64`. */
 interface NativeX64Exports {
   /**
-   * The `native-x64` kernel (the kernel contract of `@x/aes-kernels`), on the path `X_AES_NATIVE_X64`
+   * The `native-x64` kernel (`AesKernel` of `@x/aes-kernel-contract`), on the path `X_AES_NATIVE_X64`
    * names, else the best this CPU has (`vaes`, then `aesni`). Each method of a keyed kernel is exactly one
    * call into native code, whatever the length, and works on the caller's bytes without copying.
    *

@@ -1,7 +1,8 @@
 /**
- * The packages as users get them: `npm pack` of @x/aes-keyschedule, @x/aes-native-addon and the two native
- * kernels, then an install of the x64 tarballs into an empty project (node-gyp-build comes from the npm
- * registry) with npm's defaults, scripts on: nothing may compile, and the prebuilt binary in the tarball
+ * The packages as users get them: `npm pack` of @x/aes-keyschedule, @x/aes-kernel-contract (the types the
+ * native glue derives its own from), @x/aes-native-addon and the two native kernels, then an install of the
+ * x64 tarballs into an empty project (node-gyp-build comes from the npm registry) with npm's defaults,
+ * scripts on: nothing may compile, and the prebuilt binary in the tarball
  * must load, choose its path and encrypt. native-arm64 cannot be installed on x64 (its manifest says
  * cpu arm64), so its tarball is checked by its contents. The whole release (a registry, every package, the
  * README examples) is `npm run test:release`.
@@ -47,6 +48,7 @@ describe.runIf(linuxX64)('packed and installed on their own', { timeout: 300_000
     expect(manifest).toMatchObject({ cpu: ['x64'], os: ['linux'], libc: ['glibc'] });
     expect(manifest).not.toHaveProperty('gypfile');
     expect(manifest.dependencies).toHaveProperty('@x/aes-native-addon');
+    expect(manifest.dependencies).toHaveProperty('@x/aes-kernel-contract');
   });
 
   it('the native-arm64 tarball holds the linux-arm64 binary and depends on the shared glue', () => {
@@ -59,7 +61,9 @@ describe.runIf(linuxX64)('packed and installed on their own', { timeout: 300_000
   });
 
   it("installs into an empty project with npm's defaults, and runs FIPS 197 C.1 on the best path", () => {
-    const tarballs = ['@x/aes-keyschedule', '@x/aes-native-addon', '@x/aes-native-x64'].map((w) => pack(w).file);
+    const tarballs = ['@x/aes-keyschedule', '@x/aes-kernel-contract', '@x/aes-native-addon', '@x/aes-native-x64'].map(
+      (w) => pack(w).file,
+    );
     const project = path.join(dir, 'project');
     execFileSync('mkdir', ['-p', project]);
     writeFileSync(path.join(project, 'package.json'), '{ "name": "p", "private": true }\n');

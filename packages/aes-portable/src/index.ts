@@ -1,10 +1,11 @@
 /**
  * `@x/aes-portable`: the portable kernel of the @x AES packages. Pure TypeScript, constant time
  * (bitsliced on 32-bit words: no table lookup, branch or loop bound depends on a key or on data), and
- * endian-independent. It satisfies the kernel contract of `@x/aes-kernels` (contract v2: the two block
- * primitives, every fast path but `ctr` and `hctr2`, and the POLYVAL multiply-accumulate) over the round keys of
- * `@x/aes-keyschedule` (FIPS 197 §5.2, §5.3.5).
+ * endian-independent. It satisfies the kernel contract of `@x/aes-kernel-contract` (contract v2: the two
+ * block primitives, every fast path but `ctr` and `hctr2`, and the POLYVAL multiply-accumulate) over the round
+ * keys of `@x/aes-keyschedule` (FIPS 197 §5.2, §5.3.5).
  */
+import type { AesKernel } from '@x/aes-kernel-contract';
 import type { KeySchedule } from '@x/aes-keyschedule';
 import { BATCH_BLOCKS, loadPortable, type PortableKeyedKernel } from './keyed.js';
 import { loadPolyval, type PortablePolyval } from './polyval.js';
@@ -48,7 +49,7 @@ export const kernel = Object.freeze({
   loadPolyval(h: Uint8Array): PortablePolyval {
     return loadPolyval(h);
   },
-});
+}) satisfies AesKernel;
 
 /**
  * The portable kernel under its old name.

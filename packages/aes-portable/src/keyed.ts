@@ -7,6 +7,7 @@
  * block in 8 words. Lengths, offsets and counts decide the only branches and loop bounds; no array index
  * depends on a key or on data.
  */
+import type { AesKeyedKernel } from '@x/aes-kernel-contract';
 import type { KeySchedule } from '@x/aes-keyschedule';
 import {
   decLast,
@@ -481,7 +482,7 @@ function xts(
 
 /**
  * The portable kernel bound to one key: what `kernel.load(schedule)` returns. It has the two block
- * primitives of the kernel contract (`@x/aes-kernels`, contract v2) and every fast path. Its round keys
+ * primitives of the kernel contract (`@x/aes-kernel-contract`, contract v2) and every fast path but `ctr` and `hctr2`. Its round keys
  * and scratch are private: only {@link PortableKeyedKernel.dispose} touches them from outside.
  *
  * @example
@@ -494,7 +495,7 @@ function xts(
  * k.dispose();
  * ```
  */
-export class PortableKeyedKernel {
+export class PortableKeyedKernel implements AesKeyedKernel {
   /** 10, 12 or 14 (FIPS 197 §5 Figure 4). */
   readonly rounds: number;
   readonly #st: PortableState;

@@ -24,6 +24,7 @@
  * masked words. Every array index is a constant, a loop counter or a length; the only branches are on
  * lengths, counters and the `reversed` flag (public).
  */
+import type { PolyvalKernel } from '@x/aes-kernel-contract';
 
 /** Blocks per aggregated reduction: H_1 .. H_AGG are precomputed. */
 export const AGG = 8;
@@ -289,7 +290,7 @@ function newPolyvalState(h: Uint8Array): PolyvalState {
 
 /**
  * The portable POLYVAL multiply-accumulate bound to one hash key: `PolyvalKernel` of the kernel contract
- * (`@x/aes-kernels`), which every other kernel's must equal. Constant time: no branch and no array index
+ * (`@x/aes-kernel-contract`), which every other kernel's must equal. Constant time: no branch and no array index
  * depends on H, the accumulator or the data. Reached through `kernel.loadPolyval(h)` (or `polyvalOn` of
  * `@x/aes-kernels/hazmat`, which falls back to it).
  *
@@ -303,7 +304,7 @@ function newPolyvalState(h: Uint8Array): PolyvalState {
  * hash.dispose();                          // zeroes H's powers
  * ```
  */
-export class PortablePolyval {
+export class PortablePolyval implements PolyvalKernel {
   readonly #st: PolyvalState;
 
   /** Use `kernel.loadPolyval(h)`. */

@@ -2,7 +2,7 @@
 // every 64 blocks instead of every 2^26 (the split that keeps the generated code's offsets below 2^31,
 // too large to reach in a test otherwise); and on its block primitives alone.
 import { describe, expect, it } from 'vitest';
-import type { AesKernel, FastPath } from '@x/aes-kernels/hazmat';
+import type { AesKernel, FastPath } from '@x/aes-kernel-contract';
 import { expandKey } from '@x/aes-keyschedule';
 import { blocksOnly, kernelConformance } from '@x/testkit';
 import { kernel } from '../src/index.js';

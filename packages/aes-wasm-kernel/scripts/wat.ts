@@ -586,7 +586,7 @@ function modeFunctions(m: Emitter, width: number, rounds: number): string[] {
   return fns;
 }
 
-/** The counter kinds of the kernel contract's `ctr` (`CtrCounter` in @x/aes-kernels). */
+/** The counter kinds of the kernel contract's `ctr` (`CtrCounter` of @x/aes-kernel-contract). */
 export const CTR_KINDS = ['be128', 'be32', 'xctr'] as const;
 type CtrKind = (typeof CTR_KINDS)[number];
 /** Byte reversal of a block: a big-endian counter block to the little-endian integer held in registers. */

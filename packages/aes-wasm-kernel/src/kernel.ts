@@ -1,12 +1,13 @@
 /**
- * The `wasm-simd128` kernel: the kernel contract of `@x/aes-kernels` (contract v2: the two block
- * primitives and every fast path) over the generated module.
+ * The `wasm-simd128` kernel: the kernel contract of `@x/aes-kernel-contract` (contract v2: the two block
+ * primitives and every fast path but `hctr2`) over the generated module.
  *
  * JavaScript only moves bytes here (TypedArray `set`/`fill`, with public offsets and lengths); every
  * operation on key or data bytes happens in WebAssembly, on v128 values, without tables indexed by them.
  * One instance and one fixed memory serve every key: each keyed kernel keeps its converted round keys
  * and copies them into the key area when it is not the active one.
  */
+import type { AesKernel, AesKeyedKernel, CtrCounter, PolyvalKernel } from '@x/aes-kernel-contract';
 import type { KeySchedule } from '@x/aes-keyschedule';
 import {
   CHUNK,
@@ -89,7 +90,7 @@ type ChunkFunction = (ptr: number, len: number, arg: number) => void;
  * k.dispose();
  * ```
  */
-export class WasmKeyedKernel {
+export class WasmKeyedKernel implements AesKeyedKernel {
   /** 10, 12 or 14 (FIPS 197 §5 Figure 4). */
   readonly rounds: number;
   readonly #s: Shared;
@@ -320,7 +321,7 @@ export class WasmKeyedKernel {
    *
    * @example `k.ctr(dst, src, iv, 'be128')`
    */
-  ctr(dst: Uint8Array, src: Uint8Array, iv: Uint8Array, counter: 'be128' | 'be32' | 'xctr'): void {
+  ctr(dst: Uint8Array, src: Uint8Array, iv: Uint8Array, counter: CtrCounter): void {
     const s = this.#activate();
     const mem = s.mem;
     const n = src.length;
@@ -372,7 +373,7 @@ export class WasmKeyedKernel {
  * p.dispose();
  * ```
  */
-export class WasmPolyvalKernel {
+export class WasmPolyvalKernel implements PolyvalKernel {
   readonly #s: Shared;
   readonly #powers = new Uint8Array(POLY_POW_BYTES);
   #disposed = false;
@@ -486,4 +487,4 @@ export const kernel = Object.freeze({
     }
     return new WasmPolyvalKernel(sharedOf(inst), h);
   },
-});
+}) satisfies AesKernel;

@@ -17,9 +17,9 @@
  * Kernels read `src.length` bytes and write that many to the start of `dst`; they never modify `src`
  * (unless it is `dst`), `iv`, `ivs` or `tweaks`, and allocate nothing per call.
  *
- * Kernel packages do not import this file (that would make a dependency cycle with the registry that
- * lists them): TypeScript checks them against it structurally, where the registry lists them and in the
- * shared kernel suite (`tools/testkit`).
+ * This package sits below every kernel and every mode: each kernel package declares its kernel object
+ * `satisfies AesKernel`, the native glue (`@x/aes-native-addon`) derives its types from these, and the
+ * registry (`@x/aes-kernels`) lists kernels by this type, so no kernel imports the registry.
  */
 import type { KeySchedule } from '@x/aes-keyschedule';
 

@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { checkBlocks, checkBytes, checkDataUnit, checkIv, checkKey, checkOptions, checkSectors } from '../src/index.js';
+import {
+  checkBlocks,
+  checkBytes,
+  checkDataUnit,
+  checkIv,
+  checkKey,
+  checkOptions,
+  checkSectors,
+  checkSide,
+  checkStream,
+  overlaps,
+} from '../src/index.js';
 
 const P = '@x/test';
 const fails = (fn: () => void, type: ErrorConstructor, message: string) => {
@@ -136,5 +147,45 @@ describe('checkIv and checkSectors', () => {
       '@x/test: ivs must be 16 bytes per sector, 32 bytes, got 24',
     );
     fails(() => checkSectors(P, dst, src, 512, dst.subarray(992, 1024)), RangeError, '@x/test: ivs overlaps dst');
+  });
+});
+
+describe('checkStream, checkSide and overlaps', () => {
+  const buf = new Uint8Array(64);
+  it('a stream call takes any length, with the same overlap rule', () => {
+    checkStream(P, new Uint8Array(5), new Uint8Array(5));
+    checkStream(P, buf.subarray(0, 7), buf.subarray(0, 7));
+    fails(
+      () => checkStream(P, buf.subarray(1, 8), buf.subarray(0, 7)),
+      RangeError,
+      '@x/test: dst and src overlap without being the same bytes',
+    );
+    fails(
+      () => checkStream(P, new Uint8Array(4), new Uint8Array(5)),
+      RangeError,
+      '@x/test: dst is shorter than src (4 < 5 bytes)',
+    );
+  });
+  it('a side input may sit anywhere but in the bytes written', () => {
+    checkSide(P, 'aad', buf.subarray(32, 64), buf, 32);
+    checkSide(P, 'nonce', new Uint8Array(0), buf, 64);
+    fails(() => checkSide(P, 'aad', buf.subarray(31, 40), buf, 32), RangeError, '@x/test: aad overlaps dst');
+    fails(() => checkSide(P, 'nonce', 'abc', buf, 32), TypeError, '@x/test: nonce must be a Uint8Array');
+  });
+  it('sectors with 32-byte tweaks (HCTR2)', () => {
+    const src = new Uint8Array(1024);
+    checkSectors(P, new Uint8Array(1024), src, 512, new Uint8Array(64), 'tweaks', 32);
+    fails(
+      () => checkSectors(P, new Uint8Array(1024), src, 512, new Uint8Array(32), 'tweaks', 32),
+      RangeError,
+      '@x/test: tweaks must be 32 bytes per sector, 64 bytes, got 32',
+    );
+  });
+  it('overlaps: shared memory within the given lengths only', () => {
+    expect(overlaps(buf, 16, buf.subarray(15), 1)).toBe(true);
+    expect(overlaps(buf, 16, buf.subarray(16), 16)).toBe(false);
+    expect(overlaps(buf.subarray(16), 16, buf, 17)).toBe(true);
+    expect(overlaps(buf, 0, buf, 16)).toBe(false);
+    expect(overlaps(buf, 16, new Uint8Array(16), 16)).toBe(false);
   });
 });

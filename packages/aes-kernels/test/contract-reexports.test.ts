@@ -1,0 +1,28 @@
+// The contract, the input rules and ViewCache are @x/aes-kernel-contract's: the entries of this package
+// that have always offered them hand out the very same objects, so modes and users compile and run unchanged.
+import * as contractNs from '@x/aes-kernel-contract';
+import { describe, expect, it } from 'vitest';
+import * as checksNs from '../src/checks.js';
+import * as hazmat from '../src/hazmat.js';
+import * as indexNs from '../src/index.js';
+
+const contract: Record<string, unknown> = { ...contractNs };
+const checks: Record<string, unknown> = { ...checksNs };
+const index: Record<string, unknown> = { ...indexNs };
+
+describe('what @x/aes-kernels re-exports from @x/aes-kernel-contract', () => {
+  it('./checks: every input rule, and nothing of its own', () => {
+    const rules = Object.keys(contract).filter((k) => /^(check|overlaps)/.test(k));
+    expect(Object.keys(checks).sort()).toEqual(rules.sort());
+    for (const name of rules) expect(checks[name]).toBe(contract[name]);
+  });
+  it('.: the check* rules beside the registry', () => {
+    const rules = Object.keys(index).filter((k) => k.startsWith('check'));
+    expect(rules.length).toBe(9);
+    for (const name of rules) expect(index[name]).toBe(contract[name]);
+  });
+  it('./hazmat: FAST_PATHS and ViewCache', () => {
+    expect(hazmat.FAST_PATHS).toBe(contractNs.FAST_PATHS);
+    expect(hazmat.ViewCache).toBe(contractNs.ViewCache);
+  });
+});
