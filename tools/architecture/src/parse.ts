@@ -37,8 +37,8 @@ export function isGenerated(text: string): boolean {
 }
 
 function scriptKind(file: string): ts.ScriptKind {
-  if (/\.[cm]?tsx$/.test(file) || file.endsWith('.jsx'))
-    return file.endsWith('.jsx') ? ts.ScriptKind.JSX : ts.ScriptKind.TSX;
+  if (file.endsWith('.tsx')) return ts.ScriptKind.TSX;
+  if (file.endsWith('.jsx')) return ts.ScriptKind.JSX;
   return /\.[cm]?js$/.test(file) ? ts.ScriptKind.JS : ts.ScriptKind.TS;
 }
 
