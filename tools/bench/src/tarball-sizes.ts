@@ -2,10 +2,10 @@
  * What each public package weighs as npm publishes it: `npm pack --dry-run --json` for every workspace
  * under packages/ that is not private, run one at a time with its prepack and postpack scripts (those
  * of the native packages compile their binary first, as a publish would). Prints a Markdown table for
- * the README: files, packed (the .tgz) and unpacked sizes.
+ * docs/benchmarks.md: files, packed (the .tgz) and unpacked sizes.
  *
  *   npm run size:tarballs --workspace @x/bench              print the table (after `npm run build`)
- *   npm run size:tarballs --workspace @x/bench -- --write   also put it in the root README.md, between
+ *   npm run size:tarballs --workspace @x/bench -- --write   also put it in docs/benchmarks.md, between
  *                                                           the lines <!-- tarball-sizes --> and
  *                                                           <!-- /tarball-sizes -->
  */
@@ -21,6 +21,8 @@ const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const START = '<!-- tarball-sizes -->';
 export const END = '<!-- /tarball-sizes -->';
+/** The page that holds the table, relative to the root. */
+export const TARGET = 'docs/benchmarks.md';
 
 /** One row of the table. */
 export interface Tarball {
@@ -113,14 +115,14 @@ export function replaceBetweenMarkers(readme: string, block: string): string {
   const start = readme.indexOf(START);
   const end = readme.indexOf(END);
   if (start < 0 || end < 0 || end < start || readme.indexOf(START, start + 1) >= 0) {
-    throw new Error(`README.md needs one ${START} line, then one ${END} line`);
+    throw new Error(`${TARGET} needs one ${START} line, then one ${END} line`);
   }
   return `${readme.slice(0, start + START.length)}\n${block}\n${readme.slice(end)}`;
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
   const write = process.argv.includes('--write');
-  const readmePath = path.join(ROOT, 'README.md');
+  const readmePath = path.join(ROOT, TARGET);
   // Fail before a minute of packing when the markers are missing.
   if (write) replaceBetweenMarkers(readFileSync(readmePath, 'utf8'), '');
   const rows: Tarball[] = [];
@@ -133,6 +135,6 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.a
   console.log(block);
   if (write) {
     writeFileSync(readmePath, replaceBetweenMarkers(readFileSync(readmePath, 'utf8'), block));
-    console.error(`README.md: table written between ${START} and ${END}`);
+    console.error(`${TARGET}: table written between ${START} and ${END}`);
   }
 }

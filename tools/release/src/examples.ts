@@ -1,6 +1,7 @@
 /**
- * The README examples: the code blocks a user can paste and run, found in `README.md`,
- * `packages/*\/README.md`, `apps/*\/README.md` and `tools/*\/README.md`.
+ * The README examples: the code blocks a user can paste and run, found in `README.md`, the pages of
+ * `docs/` (`docs/*.md`, where the root README's further examples live), `packages/*\/README.md`,
+ * `apps/*\/README.md` and `tools/*\/README.md`.
  *
  * The convention (src/release.ts installs and runs what this finds; src/examples-local.ts runs it on the
  * workspace build):
@@ -25,7 +26,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 export interface Example {
-  /** The README, relative to the repository root: `packages/cbc/README.md`. */
+  /** The README (or docs page), relative to the repository root: `packages/cbc/README.md`. */
   file: string;
   /** The 1-based line of the opening fence. */
   line: number;
@@ -63,9 +64,13 @@ interface Block {
 
 const PARENTS = ['packages', 'apps', 'tools'];
 
-/** The README files, root first, then by folder. */
+/** The README files, root first, then the docs/ pages by name, then by folder. */
 function readmes(repoRoot: string): string[] {
   const files = existsSync(path.join(repoRoot, 'README.md')) ? ['README.md'] : [];
+  const docs = path.join(repoRoot, 'docs');
+  if (existsSync(docs)) {
+    for (const name of readdirSync(docs).sort()) if (name.endsWith('.md')) files.push(`docs/${name}`);
+  }
   for (const parent of PARENTS) {
     const dir = path.join(repoRoot, parent);
     if (!existsSync(dir)) continue;
