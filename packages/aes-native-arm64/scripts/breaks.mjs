@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 /**
  * `npm run test:breaks`: shows that the arm64 tests catch a wrong kernel (the shared runner of
- * @x/aes-native-addon, scripts/breaks.mjs): each patch in breaks/ is built into build/Release/ and the
+ * @x/native-build, breaks.mjs): each patch in breaks/ is built into build/Release/ and the
  * same arm64 suite as `npm run test:arm64` runs under qemu, and must fail; an unpatched control must pass.
  * Prints a Markdown table (pasted into README.md) and exits non-zero if any break went unnoticed.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runBreaks } from '../../aes-native-addon/scripts/breaks.mjs';
+import { runBreaks } from '@x/native-build/breaks';
 import { buildArm64 } from './build-arm64.mjs';
 import { prepare, runUnderQemu } from './test-arm64.mjs';
 

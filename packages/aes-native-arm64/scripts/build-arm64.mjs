@@ -17,7 +17,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { compileAddon } from '../../aes-native-addon/scripts/compile.mjs';
+import { compileAddon } from '@x/native-build/compile';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const PREBUILD = path.join(root, 'prebuilds', 'linux-arm64', 'x-aes-native-arm64.napi.glibc.node');

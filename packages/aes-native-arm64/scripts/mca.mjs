@@ -16,7 +16,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ADDON_INCLUDE } from '../../aes-native-addon/scripts/compile.mjs';
+import { ADDON_INCLUDE } from '@x/native-build/compile';
 import { CC, CFLAGS } from './build-arm64.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

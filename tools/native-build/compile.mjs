@@ -1,6 +1,6 @@
 /**
  * Compiles and links a native kernel's binary, as the native kernel packages' build scripts do: the
- * kernel's C sources together with this package's Node-API glue (native/addon.c), against the Node-API
+ * kernel's C sources together with @x/aes-native-addon's Node-API glue (its native/addon.c), against the Node-API
  * headers of the npm package node-api-headers. Node-API functions stay undefined in the shared object and
  * bind to the node binary when it is loaded (the default for -shared), so one binary serves every Node
  * version with Node-API 8. Monorepo-only (not published): users get the prebuilt binaries, and nothing is
@@ -10,11 +10,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
 /** The glue: its include directory (aes_native.h) and its C source. */
-export const ADDON_INCLUDE = fileURLToPath(new URL('../native', import.meta.url));
+export const ADDON_INCLUDE = path.join(path.dirname(require.resolve('@x/aes-native-addon/package.json')), 'native');
 export const ADDON_SOURCE = path.join(ADDON_INCLUDE, 'addon.c');
 
 /** `cc` with `cflags`, the glue and `sources` into the shared object `out`; returns `out`. */
