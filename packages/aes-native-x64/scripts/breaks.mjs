@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `npm run test:breaks` (and the end of `npm test`): shows that the kernel tests catch a wrong kernel
- * (the shared runner of @x/aes-native-addon, scripts/breaks.mjs): each patch in breaks/ is built into
+ * (the shared runner, @x/native-build's breaks.mjs): each patch in breaks/ is built into
  * build/Release/ and test/kernel.test.ts (the kernel conformance suite on both paths) runs against it, and
  * must fail; an unpatched control must pass. Prints a Markdown table (pasted into README.md) and exits
  * non-zero if any break went unnoticed. Where the binary cannot be built here (no compiler, not
@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runBreaks } from '../../aes-native-addon/scripts/breaks.mjs';
+import { runBreaks } from '@x/native-build/breaks';
 import { buildX64, cannotBuild } from './build-x64.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

@@ -20,7 +20,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { compileAddon } from '../../aes-native-addon/scripts/compile.mjs';
+import { compileAddon } from '@x/native-build/compile';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const PREBUILD = path.join(root, 'prebuilds', 'linux-x64', 'x-aes-native-x64.napi.glibc.node');
