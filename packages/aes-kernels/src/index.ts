@@ -15,6 +15,7 @@ export {
   checkSide,
   checkStream,
 } from './checks.js';
+export * from './mode.js';
 
 /**
  * The names of the kernels usable in this runtime, best first; `'portable'` is always there.
