@@ -25,8 +25,9 @@
  * the stream and the second hash of every message. The header's hash state (bit length and tweak) is made
  * once per message and serves both hashes.
  */
-import { checkBlocks, checkBytes, checkDataUnit, checkOptions, checkSectors, checkSide } from '@x/aes-kernels/checks';
-import { type AesKernel, type AesKeyedKernel, type Registry, ViewCache } from '@x/aes-kernels/hazmat';
+import { defineMode } from '@x/aes-kernels';
+import { checkBlocks, checkBytes, checkDataUnit, checkSectors, checkSide } from '@x/aes-kernels/checks';
+import { type AesKernel, type AesKeyedKernel, ViewCache } from '@x/aes-kernels/hazmat';
 import { expandKey } from '@x/aes-keyschedule';
 import type { HbshCore, HbshVariant } from './core.js';
 import {
@@ -387,32 +388,24 @@ function checkRounds(options: AdiantumOptions | undefined): number {
   return rounds;
 }
 
-/** `newAdiantum` / `newHpolyc` over the kernels of `registry`, with the core `coreFor` gives each kernel. */
-export function newHbshFrom(
-  registry: Pick<Registry, 'chooseKernel'>,
-  coreFor: CoreFor,
-  variant: HbshVariant,
-  key: Uint8Array,
-  options: AdiantumOptions | undefined,
-): Adiantum {
-  checkKey32(key);
-  checkOptions(PREFIX, options);
-  const rounds = checkRounds(options);
-  const kernel = registry.chooseKernel(PREFIX, options?.kernel);
-  return new HbshCipher(kernel, coreFor(kernel), key, rounds, variant);
+/** What the entry points take besides the registry: the core for the chosen kernel, and the variant. */
+export interface HbshChoice {
+  coreFor: CoreFor;
+  variant: HbshVariant;
 }
 
+const entries = /* @__PURE__ */ defineMode<Adiantum, AdiantumOptions, number, HbshChoice>({
+  prefix: PREFIX,
+  checkKey: checkKey32,
+  params: checkRounds,
+  create: (kernel, key, rounds, { coreFor, variant }) => new HbshCipher(kernel, coreFor(kernel), key, rounds, variant),
+});
+
+/** `newAdiantum` / `newHpolyc` over the kernels of `registry`, with the core `coreFor` gives the chosen kernel. */
+export const newHbshFrom = entries.from;
+
 /**
- * An HBSH cipher on `kernel` and `core` themselves, whatever the registry says: for tests that pair cores
- * and kernels freely. Not exported from the package.
+ * An HBSH cipher on `kernel` itself, whatever the registry says, with the core `coreFor` gives it: for
+ * tests that pair cores and kernels freely. Not exported from the package.
  */
-export function newHbshOn(
-  kernel: AesKernel,
-  core: HbshCore,
-  variant: HbshVariant,
-  key: Uint8Array,
-  options?: AdiantumOptions,
-): Adiantum {
-  checkKey32(key);
-  return new HbshCipher(kernel, core, key, checkRounds(options), variant);
-}
+export const newHbshOn = entries.on;

@@ -46,7 +46,7 @@ const coreFor = (kernel: AesKernel): HbshCore =>
  * ```
  */
 export function newAdiantum(key: Uint8Array, options?: AdiantumOptions): Adiantum {
-  return newHbshFrom(registry, coreFor, 'adiantum', key, options);
+  return newHbshFrom(registry, key, options, { coreFor, variant: 'adiantum' });
 }
 
 /**
@@ -60,5 +60,5 @@ export function newAdiantum(key: Uint8Array, options?: AdiantumOptions): Adiantu
  * ```
  */
 export function newHpolyc(key: Uint8Array, options?: AdiantumOptions): Adiantum {
-  return newHbshFrom(registry, coreFor, 'hpolyc', key, options);
+  return newHbshFrom(registry, key, options, { coreFor, variant: 'hpolyc' });
 }

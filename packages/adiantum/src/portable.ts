@@ -21,7 +21,7 @@ export type { Adiantum, AdiantumOptions } from './hbsh.js';
  * ```
  */
 export function newAdiantum(key: Uint8Array, options?: AdiantumOptions): Adiantum {
-  return newHbshFrom(registry, () => portableCore(), 'adiantum', key, options);
+  return newHbshFrom(registry, key, options, { coreFor: () => portableCore(), variant: 'adiantum' });
 }
 
 /**
@@ -34,5 +34,5 @@ export function newAdiantum(key: Uint8Array, options?: AdiantumOptions): Adiantu
  * ```
  */
 export function newHpolyc(key: Uint8Array, options?: AdiantumOptions): Adiantum {
-  return newHbshFrom(registry, () => portableCore(), 'hpolyc', key, options);
+  return newHbshFrom(registry, key, options, { coreFor: () => portableCore(), variant: 'hpolyc' });
 }

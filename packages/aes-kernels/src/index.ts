@@ -16,6 +16,7 @@ export {
   checkSide,
   checkStream,
 } from '@x/aes-kernel-contract';
+export * from './mode.js';
 
 /**
  * The names of the kernels usable in this runtime, best first; `'portable'` is always there.

@@ -3,8 +3,9 @@
  * same purpose: one call decrypts many sectors, each its own chain with its own IV, on the best kernel
  * this runtime has. Output is byte-identical to OpenSSL / node:crypto `aes-*-cbc` with padding off.
  */
-import { checkBlocks, checkIv, checkKey, checkOptions, checkSectors } from '@x/aes-kernels/checks';
-import type { AesKernel, AesKeyedKernel, Registry } from '@x/aes-kernels/hazmat';
+import { defineMode } from '@x/aes-kernels';
+import { checkBlocks, checkIv, checkSectors } from '@x/aes-kernels/checks';
+import type { AesKernel, AesKeyedKernel } from '@x/aes-kernels/hazmat';
 import { expandKey } from '@x/aes-keyschedule';
 import { CbcScratch, decryptSectors, encrypt, encryptSectors } from './generic.js';
 
@@ -131,22 +132,16 @@ class CbcCipher implements Cipher {
   }
 }
 
+const entries = /* @__PURE__ */ defineMode<Cipher, CipherOptions>({
+  prefix: PREFIX,
+  create: (kernel, key) => new CbcCipher(kernel, key),
+});
+
 /**
  * A cipher on `kernel` itself, whatever the registry says: for tests that run the modes on kernels the
  * registry does not list (a kernel reduced to its block primitives). Not exported from the package.
  */
-export function newCipherOn(kernel: AesKernel, key: Uint8Array): Cipher {
-  checkKey(PREFIX, key);
-  return new CbcCipher(kernel, key);
-}
+export const newCipherOn = entries.on;
 
 /** {@link newCipher} over the kernels of `registry` (all of them, or the portable one alone). */
-export function newCipherFrom(
-  registry: Pick<Registry, 'chooseKernel'>,
-  key: Uint8Array,
-  options: CipherOptions | undefined,
-): Cipher {
-  checkKey(PREFIX, key);
-  checkOptions(PREFIX, options);
-  return new CbcCipher(registry.chooseKernel(PREFIX, options?.kernel), key);
-}
+export const newCipherFrom = entries.from;

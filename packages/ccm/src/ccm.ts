@@ -17,8 +17,16 @@
  * decrypts the ciphertext a chunk at a time into the MAC's scratch and MACs it there, checks the tag, and
  * only then decrypts again, in one call, into `dst`.
  */
-import { checkBytes, checkKey, checkOptions, overlaps } from '@x/aes-kernels/checks';
-import { type AesKernel, type AesKeyedKernel, type Registry, ViewCache } from '@x/aes-kernels/hazmat';
+import {
+  aeadTagLength,
+  authenticationFailed,
+  checkOpenDst,
+  checkSealDst,
+  ciphertextLength,
+  defineMode,
+} from '@x/aes-kernels';
+import { checkBytes, overlaps } from '@x/aes-kernels/checks';
+import { type AesKernel, type AesKeyedKernel, ViewCache } from '@x/aes-kernels/hazmat';
 import { expandKey } from '@x/aes-keyschedule';
 import { CtrScratch, ctrXor } from '@x/ctr/hazmat';
 import { CbcMac, CHUNK } from './cbc-mac.js';
@@ -141,9 +149,7 @@ class CcmCipher implements Ccm {
     checkBytes(PREFIX, 'aad', aad);
     const n = plaintext.length;
     checkNonce(nonce, n, 'plaintext');
-    if (dst.length !== n + t) {
-      throw new RangeError(`${PREFIX}: dst must be plaintext.length + ${t} = ${n + t} bytes, got ${dst.length}`);
-    }
+    checkSealDst(PREFIX, dst, n, t);
     checkSame(dst, dst.length, plaintext, n, 'plaintext');
     checkSide('nonce', nonce, dst, dst.length);
     checkSide('aad', aad, dst, dst.length);
@@ -186,14 +192,9 @@ class CcmCipher implements Ccm {
     checkBytes(PREFIX, 'nonce', nonce);
     checkBytes(PREFIX, 'sealed', sealed);
     checkBytes(PREFIX, 'aad', aad);
-    if (sealed.length < t) {
-      throw new RangeError(`${PREFIX}: sealed is shorter than the ${t}-byte tag (${sealed.length} bytes)`);
-    }
-    const n = sealed.length - t;
+    const n = ciphertextLength(PREFIX, sealed, t);
     checkNonce(nonce, n, 'ciphertext');
-    if (dst.length !== n) {
-      throw new RangeError(`${PREFIX}: dst must be sealed.length − ${t} = ${n} bytes, got ${dst.length}`);
-    }
+    checkOpenDst(PREFIX, dst, n, t);
     checkSame(dst, n, sealed, sealed.length, 'sealed');
     checkSide('nonce', nonce, dst, n);
     checkSide('aad', aad, dst, n);
@@ -308,7 +309,7 @@ class CcmCipher implements Ccm {
       for (let i = 0; i < t; i++) diff |= buf[i]! ^ y[i]!;
       if (diff !== 0) {
         this.#end();
-        throw new Error(`${PREFIX}: authentication failed`);
+        throw authenticationFailed(PREFIX);
       }
       for (let i = 0; i < n; i++) dst[i] = buf[16 + i]!;
       this.#end();
@@ -335,7 +336,7 @@ class CcmCipher implements Ccm {
     for (let i = 0; i < t; i++) diff |= y[i]! ^ s0[i]! ^ tag[tagAt + i]!;
     if (diff !== 0) {
       this.#end();
-      throw new Error(`${PREFIX}: authentication failed`);
+      throw authenticationFailed(PREFIX);
     }
     this.#firstCounter();
     ctrXor(k, this.#ctr, dst, this.#views.prefix(OPEN_BODY, c, n), ai, 'be128');
@@ -411,35 +412,17 @@ function checkSide(name: string, value: Uint8Array, out: Uint8Array, written: nu
   if (overlaps(out, written, value, value.length)) throw new RangeError(`${PREFIX}: ${name} overlaps ${outName}`);
 }
 
-/** TypeError/RangeError unless `options.tagLength` is absent or 4, 6, …, 16; the tag length. */
-function tagLengthOf(options: CcmOptions | undefined): number {
-  const t: unknown = options?.tagLength;
-  if (t === undefined) return 16;
-  if (typeof t !== 'number') throw new TypeError(`${PREFIX}: tagLength must be a number`);
-  if (!TAG_LENGTHS.includes(t)) {
-    throw new RangeError(`${PREFIX}: tagLength must be 4, 6, 8, 10, 12, 14 or 16 bytes, got ${t}`);
-  }
-  return t;
-}
+const entries = /* @__PURE__ */ defineMode<Ccm, CcmOptions, number>({
+  prefix: PREFIX,
+  params: (options) => aeadTagLength(PREFIX, options, TAG_LENGTHS, '4, 6, 8, 10, 12, 14 or 16'),
+  create: (kernel, key, tagLength) => new CcmCipher(kernel, key, tagLength),
+});
 
 /**
  * A CCM cipher on `kernel` itself, whatever the registry says: for tests that run the mode on kernels
  * the registry does not list (a kernel reduced to its block primitives). Not exported from the package.
  */
-export function newCcmOn(kernel: AesKernel, key: Uint8Array, options?: CcmOptions): Ccm {
-  checkKey(PREFIX, key);
-  checkOptions(PREFIX, options);
-  return new CcmCipher(kernel, key, tagLengthOf(options));
-}
+export const newCcmOn = entries.on;
 
 /** {@link newCcm} over the kernels of `registry` (all of them, or the portable one alone). */
-export function newCcmFrom(
-  registry: Pick<Registry, 'chooseKernel'>,
-  key: Uint8Array,
-  options: CcmOptions | undefined,
-): Ccm {
-  checkKey(PREFIX, key);
-  checkOptions(PREFIX, options);
-  const tagLength = tagLengthOf(options);
-  return new CcmCipher(registry.chooseKernel(PREFIX, options?.kernel), key, tagLength);
-}
+export const newCcmFrom = entries.from;

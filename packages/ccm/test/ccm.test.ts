@@ -11,7 +11,8 @@ import { refOpen, refSeal } from './reference.js';
 // Every conformance test, once per kernel this runtime can run (its `cbcEncrypt` and `ctr` fast paths
 // where it has them); then again on each kernel's block primitives alone, where the keystream is
 // @x/ctr's generic one and the CBC-MAC one `encryptBlocks` call per block (the input rules, the mode's
-// own code whichever path runs, once per kernel).
+// own code whichever path runs, once per kernel). The suite is @x/testkit's AEAD suite, shared with @x/gcm.
+const vectorsDir = new URL('./vectors/', import.meta.url);
 for (const kernel of testedKernels(kernels())) {
   const parallelBlocks = chooseKernel('@x/ccm', kernel).parallelBlocks;
   ccmConformance(
@@ -29,7 +30,7 @@ for (const kernel of testedKernels(kernels())) {
 
 describe('the test vectors and the reference', () => {
   it('every known-answer vector is also what node:crypto computes (the transcription is checked)', () => {
-    const vectors = knownAnswers(new URL('./vectors/', import.meta.url));
+    const vectors = knownAnswers(vectorsDir);
     expect(vectors.length).toBe(37);
     for (const v of vectors) {
       const key = Buffer.from(v.key, 'hex'),

@@ -4,8 +4,9 @@
  * OpenSSL / node:crypto `aes-*-ctr`, including where the counter wraps. Argument rules and kernel choice
  * are `@x/aes-kernels`'; the keystream is `@x/ctr/hazmat`'s.
  */
-import { checkIv, checkKey, checkOptions, checkStream } from '@x/aes-kernels/checks';
-import type { AesKernel, AesKeyedKernel, Registry } from '@x/aes-kernels/hazmat';
+import { defineMode } from '@x/aes-kernels';
+import { checkIv, checkStream } from '@x/aes-kernels/checks';
+import type { AesKernel, AesKeyedKernel } from '@x/aes-kernels/hazmat';
 import { expandKey } from '@x/aes-keyschedule';
 import { ctrXor, CtrScratch } from './hazmat.js';
 
@@ -65,22 +66,16 @@ class CtrCipher implements Ctr {
   }
 }
 
+const entries = /* @__PURE__ */ defineMode<Ctr, CtrOptions>({
+  prefix: PREFIX,
+  create: (kernel, key) => new CtrCipher(kernel, key),
+});
+
 /**
  * A CTR cipher on `kernel` itself, whatever the registry says: for tests that run the mode on kernels the
  * registry does not list (a kernel reduced to its block primitives). Not exported from the package.
  */
-export function newCtrOn(kernel: AesKernel, key: Uint8Array): Ctr {
-  checkKey(PREFIX, key);
-  return new CtrCipher(kernel, key);
-}
+export const newCtrOn = entries.on;
 
 /** `newCtr` over the kernels of `registry`. */
-export function newCtrFrom(
-  registry: Pick<Registry, 'chooseKernel'>,
-  key: Uint8Array,
-  options: CtrOptions | undefined,
-): Ctr {
-  checkKey(PREFIX, key);
-  checkOptions(PREFIX, options);
-  return new CtrCipher(registry.chooseKernel(PREFIX, options?.kernel), key);
-}
+export const newCtrFrom = entries.from;

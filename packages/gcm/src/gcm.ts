@@ -10,8 +10,16 @@
  * with a 12-byte nonce is five kernel calls at most: E(J0), the keystream, and up to three hash calls
  * (long AAD, ciphertext, the partial blocks and the lengths); a short one (≤ 96 bytes, AAD ≤ 256) is two.
  */
-import { checkBytes, checkKey, checkOptions, checkSide, checkStream, overlaps } from '@x/aes-kernels/checks';
-import { type AesKernel, type AesKeyedKernel, polyvalOn, type Registry, ViewCache } from '@x/aes-kernels/hazmat';
+import {
+  aeadTagLength,
+  authenticationFailed,
+  checkOpenDst,
+  checkSealDst,
+  ciphertextLength,
+  defineMode,
+} from '@x/aes-kernels';
+import { checkBytes, checkSide, checkStream, overlaps } from '@x/aes-kernels/checks';
+import { type AesKernel, type AesKeyedKernel, polyvalOn, ViewCache } from '@x/aes-kernels/hazmat';
 import { expandKey } from '@x/aes-keyschedule';
 import { CtrScratch, ctrXor } from '@x/ctr/hazmat';
 import { Ghash, polyvalKeyOfGhash, STAGE_BYTES, writeLengths } from './ghash.js';
@@ -143,11 +151,7 @@ class GcmCipher implements Gcm {
     if (n > MAX_MESSAGE_BYTES) {
       throw new RangeError(`${PREFIX}: plaintext is longer than 2^36 − 32 bytes (SP 800-38D §5.2.1.1)`);
     }
-    if (dst.length !== n + this.#tagLength) {
-      throw new RangeError(
-        `${PREFIX}: dst must be plaintext.length + ${this.#tagLength} = ${n + this.#tagLength} bytes, got ${dst.length}`,
-      );
-    }
+    checkSealDst(PREFIX, dst, n, this.#tagLength);
     checkStream(PREFIX, dst, plaintext);
     this.#checkSides(dst, nonce, aad);
 
@@ -176,16 +180,11 @@ class GcmCipher implements Gcm {
     checkBytes(PREFIX, 'dst', dst);
     checkBytes(PREFIX, 'sealed', sealed);
     const t = this.#tagLength;
-    if (sealed.length < t) {
-      throw new RangeError(`${PREFIX}: sealed is shorter than the ${t}-byte tag (${sealed.length} bytes)`);
-    }
-    const n = sealed.length - t;
+    const n = ciphertextLength(PREFIX, sealed, t);
     if (n > MAX_MESSAGE_BYTES) {
       throw new RangeError(`${PREFIX}: ciphertext is longer than 2^36 − 32 bytes (SP 800-38D §5.2.1.1)`);
     }
-    if (dst.length !== n) {
-      throw new RangeError(`${PREFIX}: dst must be sealed.length − ${t} = ${n} bytes, got ${dst.length}`);
-    }
+    checkOpenDst(PREFIX, dst, n, t);
     if (overlaps(dst, n, sealed, sealed.length) && dst.byteOffset !== sealed.byteOffset) {
       throw new RangeError(`${PREFIX}: dst and sealed overlap without being the same bytes`);
     }
@@ -210,7 +209,7 @@ class GcmCipher implements Gcm {
     for (let i = 0; i < t; i++) diff |= tag[i]! ^ sealed[n + i]!;
     if (diff !== 0) {
       this.#end();
-      throw new Error(`${PREFIX}: authentication failed`);
+      throw authenticationFailed(PREFIX);
     }
     if (short) for (let i = 0; i < n; i++) dst[i] = buf[16 + i]!;
     else ctrXor(k, this.#ctr, dst, this.#views.prefix(OPEN_BODY, sealed, n), this.#iv, 'be32');
@@ -314,35 +313,20 @@ class GcmCipher implements Gcm {
   }
 }
 
-/** TypeError/RangeError unless `options.tagLength` is absent or an integer from 12 to 16; the tag length. */
-function tagLengthOf(options: GcmOptions | undefined): number {
-  const t: unknown = options?.tagLength;
-  if (t === undefined) return 16;
-  if (typeof t !== 'number') throw new TypeError(`${PREFIX}: tagLength must be a number`);
-  if (!Number.isInteger(t) || t < 12 || t > 16) {
-    throw new RangeError(`${PREFIX}: tagLength must be an integer from 12 to 16 bytes, got ${t}`);
-  }
-  return t;
-}
+/** The tag lengths SP 800-38D §5.2.1.2 allows without the conditions of its Appendix C: 12 to 16 bytes. */
+const TAG_LENGTHS: readonly number[] = [12, 13, 14, 15, 16];
+
+const entries = /* @__PURE__ */ defineMode<Gcm, GcmOptions, number>({
+  prefix: PREFIX,
+  params: (options) => aeadTagLength(PREFIX, options, TAG_LENGTHS, 'an integer from 12 to 16'),
+  create: (kernel, key, tagLength) => new GcmCipher(kernel, key, tagLength),
+});
 
 /**
  * A GCM cipher on `kernel` itself, whatever the registry says: for tests that run the mode on kernels
  * the registry does not list (a kernel reduced to its block primitives). Not exported from the package.
  */
-export function newGcmOn(kernel: AesKernel, key: Uint8Array, options?: GcmOptions): Gcm {
-  checkKey(PREFIX, key);
-  checkOptions(PREFIX, options);
-  return new GcmCipher(kernel, key, tagLengthOf(options));
-}
+export const newGcmOn = entries.on;
 
 /** {@link newGcm} over the kernels of `registry` (all of them, or the portable one alone). */
-export function newGcmFrom(
-  registry: Pick<Registry, 'chooseKernel'>,
-  key: Uint8Array,
-  options: GcmOptions | undefined,
-): Gcm {
-  checkKey(PREFIX, key);
-  checkOptions(PREFIX, options);
-  const tagLength = tagLengthOf(options);
-  return new GcmCipher(registry.chooseKernel(PREFIX, options?.kernel), key, tagLength);
-}
+export const newGcmFrom = entries.from;

@@ -10,7 +10,7 @@ import { refSeal, refSealSpec } from './reference.js';
 // Every conformance test, once per kernel this runtime can run (its `ctr` and `loadPolyval` fast paths
 // where it has them); then again on each kernel's block primitives alone, where the keystream is
 // @x/ctr's generic one and GHASH runs on the portable kernel's POLYVAL (the input rules, the mode's own
-// code whichever path runs, once per kernel).
+// code whichever path runs, once per kernel). The suite is @x/testkit's AEAD suite, shared with @x/ccm.
 for (const kernel of testedKernels(kernels())) {
   const parallelBlocks = chooseKernel('@x/gcm', kernel).parallelBlocks;
   gcmConformance(

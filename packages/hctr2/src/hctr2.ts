@@ -24,14 +24,9 @@
  * code's several kernel calls per message. Its hash key is then bound with that kernel's own
  * `loadPolyval`, as the fast path requires.
  */
-import { checkBlocks, checkDataUnit, checkKey, checkOptions, checkSectors, checkSide } from '@x/aes-kernels/checks';
-import {
-  type AesKernel,
-  type AesKeyedKernel,
-  type PolyvalKernel,
-  type Registry,
-  ViewCache,
-} from '@x/aes-kernels/hazmat';
+import { defineMode } from '@x/aes-kernels';
+import { checkBlocks, checkDataUnit, checkSectors, checkSide } from '@x/aes-kernels/checks';
+import { type AesKernel, type AesKeyedKernel, type PolyvalKernel, ViewCache } from '@x/aes-kernels/hazmat';
 import { expandKey } from '@x/aes-keyschedule';
 import { CtrScratch, ctrXor } from '@x/ctr/hazmat';
 import { Hctr2Hash, SECTOR_TWEAK_BYTES } from './hash.js';
@@ -283,23 +278,18 @@ class Hctr2Cipher implements Hctr2 {
   }
 }
 
+const entries = /* @__PURE__ */ defineMode<Hctr2, Hctr2Options, undefined, PolyvalLoader>({
+  prefix: PREFIX,
+  create: (kernel, key, _, loadPolyval) => new Hctr2Cipher(kernel, key, loadPolyval),
+});
+
 /**
  * An HCTR2 cipher on `kernel` itself, whatever the registry says: for tests that run the mode on kernels
  * the registry does not list (a kernel reduced to its block primitives). Not exported from the package.
  */
 export function newHctr2On(kernel: AesKernel, key: Uint8Array, loadPolyval: PolyvalLoader): Hctr2 {
-  checkKey(PREFIX, key);
-  return new Hctr2Cipher(kernel, key, loadPolyval);
+  return entries.on(kernel, key, undefined, loadPolyval);
 }
 
-/** `newHctr2` over the kernels of `registry` (all of them, or the portable one alone). */
-export function newHctr2From(
-  registry: Pick<Registry, 'chooseKernel'>,
-  loadPolyval: PolyvalLoader,
-  key: Uint8Array,
-  options: Hctr2Options | undefined,
-): Hctr2 {
-  checkKey(PREFIX, key);
-  checkOptions(PREFIX, options);
-  return new Hctr2Cipher(registry.chooseKernel(PREFIX, options?.kernel), key, loadPolyval);
-}
+/** `newHctr2` over the kernels of `registry` (all of them, or the portable one alone), POLYVAL bound with `loadPolyval`. */
+export const newHctr2From = entries.from;

@@ -23,5 +23,5 @@ export { init, kernels } from '@x/aes-kernels';
  * ```
  */
 export function newHctr2(key: Uint8Array, options?: Hctr2Options): Hctr2 {
-  return newHctr2From(registry, polyvalOn, key, options);
+  return newHctr2From(registry, key, options, polyvalOn);
 }

@@ -20,5 +20,5 @@ export type { Hctr2, Hctr2Options } from './hctr2.js';
  * ```
  */
 export function newHctr2(key: Uint8Array, options?: Hctr2Options): Hctr2 {
-  return newHctr2From(registry, (_kernel, h) => portable.loadPolyval(h), key, options);
+  return newHctr2From(registry, key, options, (_kernel, h) => portable.loadPolyval(h));
 }

@@ -63,6 +63,17 @@ interface Vector {
 
 const keyArb = fc.constantFrom(16, 24, 32).chain((n) => fc.uint8Array({ minLength: n, maxLength: n }));
 
+/** What the sections of the suite share: the runner, the target, the options and what they give. */
+function context(target: Hctr2Target, { describe, it }: Suite, options: ConformanceOptions) {
+  const runs = options.runs ?? 60;
+  const make = target.make;
+  const vectorsDir = options.vectorsDir ?? new URL('./vectors/', import.meta.url);
+  const load = (name: string): Vector[] => JSON.parse(readFileSync(new URL(name, vectorsDir), 'utf8')).vectors;
+  return { describe, it, target, options, runs, make, vectorsDir, load };
+}
+
+type Ctx = ReturnType<typeof context>;
+
 /**
  * The whole suite on one target.
  *
@@ -72,11 +83,8 @@ const keyArb = fc.constantFrom(16, 24, 32).chain((n) => fc.uint8Array({ minLengt
  * ```
  */
 export function hctr2Conformance(target: Hctr2Target, { describe, it }: Suite, options: ConformanceOptions = {}): void {
-  const runs = options.runs ?? 60;
-  const make = target.make;
-  const vectorsDir = options.vectorsDir ?? new URL('./vectors/', import.meta.url);
-  const load = (name: string): Vector[] => JSON.parse(readFileSync(new URL(name, vectorsDir), 'utf8')).vectors;
-
+  const c = context(target, { describe, it }, options);
+  const { make } = c;
   describe(`@x/hctr2 on kernel ${target.name}`, () => {
     it('uses the kernel it was asked for', () => {
       const h = make(random(16));
@@ -84,233 +92,243 @@ export function hctr2Conformance(target: Hctr2Target, { describe, it }: Suite, o
       h.dispose();
     });
 
-    describe('known answers', () => {
-      for (const [file, count] of [
-        ['google_hctr2_HCTR2_AES128.json', 200],
-        ['google_hctr2_HCTR2_AES192.json', 150],
-        ['google_hctr2_HCTR2_AES256.json', 350],
-      ] as const) {
-        it(`the HCTR2 authors' vectors: ${file} (tweaks of 0 to 47 bytes), both ways, in place and not`, () => {
-          const vectors = load(file);
-          assert.equal(vectors.length, count);
-          for (const [i, v] of vectors.entries()) {
-            const h = make(hex(v.key));
-            const tweak = hex(v.tweak ?? '');
-            const out = new Uint8Array(v.ptext.length / 2);
-            h.encrypt(out, hex(v.ptext), tweak);
-            assert.equal(toHex(out), v.ctext, `#${i} ${v.description}`);
-            h.decrypt(out, out, tweak);
-            assert.equal(toHex(out), v.ptext, `#${i} ${v.description}: decrypt`);
-            h.dispose();
-          }
-        });
-      }
+    describe('known answers', () => knownAnswers(c));
 
-      it('Linux testmgr hctr2(aes): 14 vectors, 32-byte tweaks, as messages and as sectors', () => {
-        const vectors = load('linux_testmgr_hctr2_aes.json');
-        assert.equal(vectors.length, 14);
-        const keySizes = new Set<number>();
-        for (const [i, v] of vectors.entries()) {
-          keySizes.add(v.key.length / 2);
-          const h = make(hex(v.key));
-          wideBlockKnownAnswer(h, v.iv ?? '', v.ptext, v.ctext, `#${i}`);
-          h.dispose();
-        }
-        assert.deepEqual([...keySizes].sort(), [16, 24, 32]);
-      });
-    });
+    describe('against an independent model (refHctr2 of @x/testkit)', () => againstModel(c));
 
-    describe('against an independent model (refHctr2 of @x/testkit)', () => {
-      it('one message: any length ≥ 16, any tweak length, any offsets, in place or not, both ways', () => {
-        fc.assert(
-          fc.property(
-            keyArb,
-            fc.oneof(fc.integer({ min: 16, max: 80 }), fc.integer({ min: 16, max: 1100 })),
-            fc.oneof(fc.integer({ min: 0, max: 40 }), fc.constantFrom(32, 64, 300)),
-            fc.nat(15),
-            fc.nat(15),
-            fc.boolean(),
-            (key, length, tweakLength, so, dso, inPlace) => {
-              const h = make(key);
-              const data = random(length);
-              const tweak = random(tweakLength);
-              const want = refHctr2(key, tweak, data, false);
-              const src = placed(data, so);
-              const dst = inPlace ? src : placed(new Uint8Array(length), dso);
-              const around = outside(dst);
-              h.encrypt(dst, src, tweak);
-              assertBytes(dst, want, `${length} bytes, ${tweakLength}-byte tweak`);
-              assertBytes(outside(dst), around, 'wrote outside dst');
-              const back = inPlace ? dst : placed(new Uint8Array(length), so);
-              h.decrypt(back, dst, tweak);
-              assertBytes(back, data, 'decrypt');
-              h.dispose();
-            },
-          ),
-          { numRuns: runs * 2 },
-        );
-      });
+    describe('a wide-block cipher', () => wideBlock(c));
 
-      it('decrypting random bytes and encrypting them again gives them back; decrypt agrees with the model', () => {
-        fc.assert(
-          fc.property(keyArb, fc.integer({ min: 16, max: 600 }), fc.nat(70), (key, length, tweakLength) => {
-            const h = make(key);
-            const c = random(length);
-            const tweak = random(tweakLength);
-            const p = new Uint8Array(length);
-            h.decrypt(p, c, tweak);
-            assertBytes(p, refHctr2(key, tweak, c, true));
-            const again = new Uint8Array(length);
-            h.encrypt(again, p, tweak);
-            assertBytes(again, c);
-            h.dispose();
-          }),
-          { numRuns: runs },
-        );
-      });
-    });
-
-    describe('a wide-block cipher', () => {
-      it('one flipped bit of the plaintext, or of the tweak, changes every 16-byte block of the ciphertext', () => {
-        fc.assert(
-          fc.property(
-            keyArb,
-            fc.integer({ min: 16, max: 700 }),
-            fc.nat(),
-            fc.boolean(),
-            (key, length, where, inTweak) => {
-              const h = make(key);
-              const p = random(length);
-              const tweak = random(32);
-              const c = new Uint8Array(length);
-              h.encrypt(c, p, tweak);
-              const bit = where % (8 * (inTweak ? 32 : length));
-              (inTweak ? tweak : p)[bit >>> 3] ^= 1 << (bit & 7);
-              const c2 = new Uint8Array(length);
-              h.encrypt(c2, p, tweak);
-              // Every block changes; a partial last block of b bytes stays the same with probability
-              // 2^-8b, so it is checked only from 8 bytes up (a false failure once in 2^64).
-              for (let o = 0; o + 8 <= length; o += 16) {
-                const a = toHex(c.subarray(o, o + 16));
-                assert.notEqual(a, toHex(c2.subarray(o, o + 16)), `block at ${o} unchanged (bit ${bit})`);
-              }
-              h.dispose();
-            },
-          ),
-          { numRuns: runs },
-        );
-      });
-    });
-
-    describe('sectors', () => {
-      it('equal the sectors one message at a time: any sector size and count, offsets, in place or not', () => {
-        const arb = fc.record({
-          key: keyArb,
-          sectorSize: fc.oneof(
-            fc.integer({ min: 1, max: 40 }).map((n) => 16 * n),
-            fc.constantFrom(512, 4096),
-          ),
-          sectors: fc.integer({ min: 0, max: 12 }),
-          so: fc.nat(15),
-          dso: fc.nat(15),
-          inPlace: fc.boolean(),
-        });
-        fc.assert(
-          fc.property(arb, ({ key, sectorSize, sectors, so, dso, inPlace }) => {
-            const h = make(key);
-            const plain = random(sectors * sectorSize);
-            const tweaks = random(32 * sectors);
-            const want = new Uint8Array(plain.length);
-            for (let s = 0; s < sectors; s++) {
-              const one = new Uint8Array(sectorSize);
-              h.encrypt(
-                one,
-                plain.subarray(s * sectorSize, (s + 1) * sectorSize),
-                tweaks.subarray(32 * s, 32 * s + 32),
-              );
-              want.set(one, s * sectorSize);
-            }
-            if (sectors > 0) {
-              assertBytes(
-                want.subarray(0, sectorSize),
-                refHctr2(key, tweaks.subarray(0, 32), plain.subarray(0, sectorSize), false),
-              );
-            }
-            const src = placed(plain, so);
-            const dst = inPlace ? src : placed(new Uint8Array(plain.length), dso);
-            const tweaksBefore = backing(tweaks);
-            h.encryptSectors(dst, src, sectorSize, tweaks);
-            assertBytes(dst, want, `${sectors} × ${sectorSize}`);
-            assertBytes(backing(tweaks), tweaksBefore, 'tweaks changed');
-            const back = inPlace ? dst : placed(new Uint8Array(plain.length), so);
-            h.decryptSectors(back, dst, sectorSize, tweaks);
-            assertBytes(back, plain);
-            h.dispose();
-          }),
-          { numRuns: runs },
-        );
-      });
-
-      it('large inputs: 2048 sectors of 512 bytes in one call, then a different count on the same cipher', () => {
-        for (const n of [16, 32]) {
-          const key = random(n);
-          const h = make(key);
-          for (const count of [2048, 3]) {
-            const plain = random(count * 512);
-            const tweaks = random(32 * count);
-            const disk = new Uint8Array(plain.length);
-            h.encryptSectors(disk, plain, 512, tweaks);
-            for (const s of [0, 1, count - 1]) {
-              const t = tweaks.subarray(32 * s, 32 * s + 32);
-              assertBytes(
-                disk.subarray(512 * s, 512 * s + 512),
-                refHctr2(key, t, plain.subarray(512 * s, 512 * s + 512), false),
-              );
-            }
-            h.decryptSectors(disk, disk, 512, tweaks);
-            assertBytes(disk, plain);
-          }
-          h.dispose();
-        }
-      });
-    });
+    describe('sectors', () => sectors(c));
 
     if (options.inputRules === false) return;
 
-    describe('input rules (dst untouched on error)', () => {
-      const key = Uint8Array.from({ length: 16 }, (_, i) => i);
-      wideBlockInputRules({ describe, it }, '@x/hctr2', () => make(key));
+    describe('input rules (dst untouched on error)', () => inputRules(c));
+  });
+}
 
-      it('keys and options', () => {
-        for (const n of [0, 15, 17, 33, 64]) {
-          assert.throws(() => newHctr2(new Uint8Array(n)), {
-            name: 'RangeError',
-            message: `@x/hctr2: key must be 16, 24 or 32 bytes, got ${n}`,
-          });
-        }
-        assert.throws(() => newHctr2('k' as unknown as Uint8Array), {
-          name: 'TypeError',
-          message: '@x/hctr2: key must be a Uint8Array',
-        });
-        assert.throws(() => newHctr2(key, 'portable' as unknown as object), {
-          name: 'TypeError',
-          message: '@x/hctr2: options must be an object',
-        });
-        assert.throws(
-          () => newHctr2(key, { kernel: 'nope' }),
-          (e: unknown) => e instanceof RangeError && e.message.startsWith('@x/hctr2: unknown kernel "nope"'),
-        );
-      });
-
-      it('the tweak may overlap src (it is read before anything is written only where it is not dst)', () => {
-        const h = make(key);
-        const buf = random(96);
-        const want = refHctr2(key, buf.slice(0, 32), buf.slice(32, 96), false);
-        const out = new Uint8Array(64);
-        h.encrypt(out, buf.subarray(32), buf.subarray(0, 32));
-        assertBytes(out, want);
+/** Known answers. */
+function knownAnswers(c: Ctx): void {
+  const { it, make, load } = c;
+  for (const [file, count] of [
+    ['google_hctr2_HCTR2_AES128.json', 200],
+    ['google_hctr2_HCTR2_AES192.json', 150],
+    ['google_hctr2_HCTR2_AES256.json', 350],
+  ] as const) {
+    it(`the HCTR2 authors' vectors: ${file} (tweaks of 0 to 47 bytes), both ways, in place and not`, () => {
+      const vectors = load(file);
+      assert.equal(vectors.length, count);
+      for (const [i, v] of vectors.entries()) {
+        const h = make(hex(v.key));
+        const tweak = hex(v.tweak ?? '');
+        const out = new Uint8Array(v.ptext.length / 2);
+        h.encrypt(out, hex(v.ptext), tweak);
+        assert.equal(toHex(out), v.ctext, `#${i} ${v.description}`);
+        h.decrypt(out, out, tweak);
+        assert.equal(toHex(out), v.ptext, `#${i} ${v.description}: decrypt`);
         h.dispose();
-      });
+      }
     });
+  }
+
+  it('Linux testmgr hctr2(aes): 14 vectors, 32-byte tweaks, as messages and as sectors', () => {
+    const vectors = load('linux_testmgr_hctr2_aes.json');
+    assert.equal(vectors.length, 14);
+    const keySizes = new Set<number>();
+    for (const [i, v] of vectors.entries()) {
+      keySizes.add(v.key.length / 2);
+      const h = make(hex(v.key));
+      wideBlockKnownAnswer(h, v.iv ?? '', v.ptext, v.ctext, `#${i}`);
+      h.dispose();
+    }
+    assert.deepEqual([...keySizes].sort(), [16, 24, 32]);
+  });
+}
+
+/** Against an independent model (refHctr2 of @x/testkit). */
+function againstModel(c: Ctx): void {
+  const { it, runs, make } = c;
+  it('one message: any length ≥ 16, any tweak length, any offsets, in place or not, both ways', () => {
+    fc.assert(
+      fc.property(
+        keyArb,
+        fc.oneof(fc.integer({ min: 16, max: 80 }), fc.integer({ min: 16, max: 1100 })),
+        fc.oneof(fc.integer({ min: 0, max: 40 }), fc.constantFrom(32, 64, 300)),
+        fc.nat(15),
+        fc.nat(15),
+        fc.boolean(),
+        (key, length, tweakLength, so, dso, inPlace) => {
+          const h = make(key);
+          const data = random(length);
+          const tweak = random(tweakLength);
+          const want = refHctr2(key, tweak, data, false);
+          const src = placed(data, so);
+          const dst = inPlace ? src : placed(new Uint8Array(length), dso);
+          const around = outside(dst);
+          h.encrypt(dst, src, tweak);
+          assertBytes(dst, want, `${length} bytes, ${tweakLength}-byte tweak`);
+          assertBytes(outside(dst), around, 'wrote outside dst');
+          const back = inPlace ? dst : placed(new Uint8Array(length), so);
+          h.decrypt(back, dst, tweak);
+          assertBytes(back, data, 'decrypt');
+          h.dispose();
+        },
+      ),
+      { numRuns: runs * 2 },
+    );
+  });
+
+  it('decrypting random bytes and encrypting them again gives them back; decrypt agrees with the model', () => {
+    fc.assert(
+      fc.property(keyArb, fc.integer({ min: 16, max: 600 }), fc.nat(70), (key, length, tweakLength) => {
+        const h = make(key);
+        const c = random(length);
+        const tweak = random(tweakLength);
+        const p = new Uint8Array(length);
+        h.decrypt(p, c, tweak);
+        assertBytes(p, refHctr2(key, tweak, c, true));
+        const again = new Uint8Array(length);
+        h.encrypt(again, p, tweak);
+        assertBytes(again, c);
+        h.dispose();
+      }),
+      { numRuns: runs },
+    );
+  });
+}
+
+/** A wide-block cipher. */
+function wideBlock(c: Ctx): void {
+  const { it, runs, make } = c;
+  it('one flipped bit of the plaintext, or of the tweak, changes every 16-byte block of the ciphertext', () => {
+    fc.assert(
+      fc.property(keyArb, fc.integer({ min: 16, max: 700 }), fc.nat(), fc.boolean(), (key, length, where, inTweak) => {
+        const h = make(key);
+        const p = random(length);
+        const tweak = random(32);
+        const c = new Uint8Array(length);
+        h.encrypt(c, p, tweak);
+        const bit = where % (8 * (inTweak ? 32 : length));
+        (inTweak ? tweak : p)[bit >>> 3] ^= 1 << (bit & 7);
+        const c2 = new Uint8Array(length);
+        h.encrypt(c2, p, tweak);
+        // Every block changes; a partial last block of b bytes stays the same with probability
+        // 2^-8b, so it is checked only from 8 bytes up (a false failure once in 2^64).
+        for (let o = 0; o + 8 <= length; o += 16) {
+          const a = toHex(c.subarray(o, o + 16));
+          assert.notEqual(a, toHex(c2.subarray(o, o + 16)), `block at ${o} unchanged (bit ${bit})`);
+        }
+        h.dispose();
+      }),
+      { numRuns: runs },
+    );
+  });
+}
+
+/** Sectors. */
+function sectors(c: Ctx): void {
+  const { it, runs, make } = c;
+  it('equal the sectors one message at a time: any sector size and count, offsets, in place or not', () => {
+    const arb = fc.record({
+      key: keyArb,
+      sectorSize: fc.oneof(
+        fc.integer({ min: 1, max: 40 }).map((n) => 16 * n),
+        fc.constantFrom(512, 4096),
+      ),
+      sectors: fc.integer({ min: 0, max: 12 }),
+      so: fc.nat(15),
+      dso: fc.nat(15),
+      inPlace: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(arb, ({ key, sectorSize, sectors, so, dso, inPlace }) => {
+        const h = make(key);
+        const plain = random(sectors * sectorSize);
+        const tweaks = random(32 * sectors);
+        const want = new Uint8Array(plain.length);
+        for (let s = 0; s < sectors; s++) {
+          const one = new Uint8Array(sectorSize);
+          h.encrypt(one, plain.subarray(s * sectorSize, (s + 1) * sectorSize), tweaks.subarray(32 * s, 32 * s + 32));
+          want.set(one, s * sectorSize);
+        }
+        if (sectors > 0) {
+          assertBytes(
+            want.subarray(0, sectorSize),
+            refHctr2(key, tweaks.subarray(0, 32), plain.subarray(0, sectorSize), false),
+          );
+        }
+        const src = placed(plain, so);
+        const dst = inPlace ? src : placed(new Uint8Array(plain.length), dso);
+        const tweaksBefore = backing(tweaks);
+        h.encryptSectors(dst, src, sectorSize, tweaks);
+        assertBytes(dst, want, `${sectors} × ${sectorSize}`);
+        assertBytes(backing(tweaks), tweaksBefore, 'tweaks changed');
+        const back = inPlace ? dst : placed(new Uint8Array(plain.length), so);
+        h.decryptSectors(back, dst, sectorSize, tweaks);
+        assertBytes(back, plain);
+        h.dispose();
+      }),
+      { numRuns: runs },
+    );
+  });
+
+  it('large inputs: 2048 sectors of 512 bytes in one call, then a different count on the same cipher', () => {
+    for (const n of [16, 32]) {
+      const key = random(n);
+      const h = make(key);
+      for (const count of [2048, 3]) {
+        const plain = random(count * 512);
+        const tweaks = random(32 * count);
+        const disk = new Uint8Array(plain.length);
+        h.encryptSectors(disk, plain, 512, tweaks);
+        for (const s of [0, 1, count - 1]) {
+          const t = tweaks.subarray(32 * s, 32 * s + 32);
+          assertBytes(
+            disk.subarray(512 * s, 512 * s + 512),
+            refHctr2(key, t, plain.subarray(512 * s, 512 * s + 512), false),
+          );
+        }
+        h.decryptSectors(disk, disk, 512, tweaks);
+        assertBytes(disk, plain);
+      }
+      h.dispose();
+    }
+  });
+}
+
+/** Input rules (dst untouched on error). */
+function inputRules(c: Ctx): void {
+  const { describe, it, make } = c;
+  const key = Uint8Array.from({ length: 16 }, (_, i) => i);
+  wideBlockInputRules({ describe, it }, '@x/hctr2', () => make(key));
+
+  it('keys and options', () => {
+    for (const n of [0, 15, 17, 33, 64]) {
+      assert.throws(() => newHctr2(new Uint8Array(n)), {
+        name: 'RangeError',
+        message: `@x/hctr2: key must be 16, 24 or 32 bytes, got ${n}`,
+      });
+    }
+    assert.throws(() => newHctr2('k' as unknown as Uint8Array), {
+      name: 'TypeError',
+      message: '@x/hctr2: key must be a Uint8Array',
+    });
+    assert.throws(() => newHctr2(key, 'portable' as unknown as object), {
+      name: 'TypeError',
+      message: '@x/hctr2: options must be an object',
+    });
+    assert.throws(
+      () => newHctr2(key, { kernel: 'nope' }),
+      (e: unknown) => e instanceof RangeError && e.message.startsWith('@x/hctr2: unknown kernel "nope"'),
+    );
+  });
+
+  it('the tweak may overlap src (it is read before anything is written only where it is not dst)', () => {
+    const h = make(key);
+    const buf = random(96);
+    const want = refHctr2(key, buf.slice(0, 32), buf.slice(32, 96), false);
+    const out = new Uint8Array(64);
+    h.encrypt(out, buf.subarray(32), buf.subarray(0, 32));
+    assertBytes(out, want);
+    h.dispose();
   });
 }

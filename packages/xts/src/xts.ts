@@ -8,8 +8,9 @@
  * fast path where it has one, else `generic.ts` over its block primitives. Argument rules and kernel
  * choice are `@x/aes-kernels`'.
  */
-import { checkBlocks, checkBytes, checkDataUnit, checkIv, checkOptions, checkSectors } from '@x/aes-kernels/checks';
-import type { AesKernel, AesKeyedKernel, Registry } from '@x/aes-kernels/hazmat';
+import { defineMode } from '@x/aes-kernels';
+import { checkBlocks, checkBytes, checkDataUnit, checkIv, checkSectors } from '@x/aes-kernels/checks';
+import type { AesKernel, AesKeyedKernel } from '@x/aes-kernels/hazmat';
 import { expandKey } from '@x/aes-keyschedule';
 import { mulAlpha, xtsBlocks, XtsScratch } from './generic.js';
 
@@ -209,16 +210,8 @@ class XtsCipher implements Xts {
   }
 }
 
-/**
- * An XTS cipher on `kernel` itself, whatever the registry says: for tests that run the mode on kernels
- * the registry does not list (a kernel reduced to its block primitives). Not exported from the package.
- */
-export function newXtsOn(kernel: AesKernel, key: Uint8Array): Xts {
-  checkXtsKey(key);
-  return new XtsCipher(kernel, key);
-}
-
-function checkXtsKey(key: Uint8Array): void {
+/** key1 ‖ key2: 32 or 64 bytes, the halves different (IEEE 1619 §5.1; OpenSSL refuses equal halves too). */
+function checkXtsKey(key: unknown): asserts key is Uint8Array {
   checkBytes(PREFIX, 'key', key);
   if (key.length !== 32 && key.length !== 64) {
     throw new RangeError(
@@ -228,13 +221,17 @@ function checkXtsKey(key: Uint8Array): void {
   if (halvesEqual(key, key.length >>> 1)) throw new RangeError(`${PREFIX}: key1 and key2 must differ`);
 }
 
+const entries = /* @__PURE__ */ defineMode<Xts, XtsOptions>({
+  prefix: PREFIX,
+  checkKey: checkXtsKey,
+  create: (kernel, key) => new XtsCipher(kernel, key),
+});
+
+/**
+ * An XTS cipher on `kernel` itself, whatever the registry says: for tests that run the mode on kernels
+ * the registry does not list (a kernel reduced to its block primitives). Not exported from the package.
+ */
+export const newXtsOn = entries.on;
+
 /** {@link newXts} over the kernels of `registry` (all of them, or the portable one alone). */
-export function newXtsFrom(
-  registry: Pick<Registry, 'chooseKernel'>,
-  key: Uint8Array,
-  options: XtsOptions | undefined,
-): Xts {
-  checkXtsKey(key);
-  checkOptions(PREFIX, options);
-  return new XtsCipher(registry.chooseKernel(PREFIX, options?.kernel), key);
-}
+export const newXtsFrom = entries.from;

@@ -1,38 +1,30 @@
 /**
- * `@x/xts/portable` leaves WebAssembly out of a browser bundle, and gives the same bytes as `@x/xts`.
+ * `@x/xts/portable` leaves WebAssembly out of a browser bundle, and gives the same bytes as `@x/xts`
+ * ({@link portableEntryTests} of `@x/testkit`, which every mode package with a portable entry runs).
  */
-import { browserBundle, WASM_BASE64_MAGIC } from '@x/testkit';
-import { describe, expect, it } from 'vitest';
+import { portableEntryTests } from '@x/testkit';
+import { describe, it } from 'vitest';
 import { newXts } from '../src/index.js';
-import { kernels as portableKernels, newXts as newPortable } from '../src/portable.js';
+import { kernels, newXts as newPortable } from '../src/portable.js';
 
-describe('entries', () => {
-  it('a browser bundle of @x/xts/portable has no WebAssembly module and no native loader', async () => {
-    const portable = await browserBundle('@x/xts/portable', import.meta.dirname);
-    const all = await browserBundle('@x/xts', import.meta.dirname);
-    expect(all).toContain(WASM_BASE64_MAGIC);
-    expect(portable).not.toContain(WASM_BASE64_MAGIC);
-    expect(portable).not.toContain('aes-native-arm64');
-    expect(portable).not.toContain('wasm-simd128');
-    // What the portable entry leaves out: the WebAssembly kernel (its compressed modules are 24.7 KB of
-    // base64) and the rest of the registry.
-    expect(all.length - portable.length).toBeGreaterThan(25_000);
-  });
+const key = new Uint8Array(64).map((_, i) => i * 7 + 1);
+const tweaks = new Uint8Array(32).map((_, i) => i);
+const src = new Uint8Array(1024).map((_, i) => i * 13);
 
-  it('@x/xts/portable runs the portable kernel and gives the same bytes as @x/xts', () => {
-    expect(portableKernels()).toEqual(['portable']);
-    const key = new Uint8Array(64).map((_, i) => i * 7 + 1);
-    const tweaks = new Uint8Array(32).map((_, i) => i);
-    const src = new Uint8Array(1024).map((_, i) => i * 13);
-    const a = new Uint8Array(1024);
-    const b = new Uint8Array(1024);
-    const p = newPortable(key);
-    expect(p.kernel).toBe('portable');
-    p.encryptSectors(a, src, 512, tweaks);
-    newXts(key).encryptSectors(b, src, 512, tweaks);
-    expect(a).toEqual(b);
-    expect(() => newPortable(key, { kernel: 'wasm-simd128' })).toThrow(
-      '@x/xts: unknown kernel "wasm-simd128"; usable here: portable',
-    );
-  });
-});
+portableEntryTests(
+  { describe, it },
+  {
+    package: '@x/xts',
+    dir: import.meta.dirname,
+    kernels,
+    same() {
+      const p = newPortable(key);
+      const portable = new Uint8Array(1024),
+        best = new Uint8Array(1024);
+      p.encryptSectors(portable, src, 512, tweaks);
+      newXts(key).encryptSectors(best, src, 512, tweaks);
+      return [{ kernel: p.kernel, portable, best }];
+    },
+    forceWasm: () => newPortable(key, { kernel: 'wasm-simd128' }),
+  },
+);

@@ -74,3 +74,34 @@ export const IEEE1619_VECTOR1 = {
   plaintext: '0000000000000000000000000000000000000000000000000000000000000000',
   ciphertext: '917cf69ebd68b2ec9b9fe9a3eadda692cd43d2f59598ed858c02c2652fbf922e',
 } as const;
+
+/**
+ * NIST SP 800-38A Appendix F.5.1, F.5.3, F.5.5 (CTR-AES128/192/256.Encrypt; F.5.2/4/6 decrypt them back):
+ * the plaintext {@link SP800_38A_PLAINTEXT} from the initial counter block {@link SP800_38A_CTR_IV}.
+ *
+ * @example
+ * ```ts
+ * const v = SP800_38A_CTR[0];
+ * refCtr(hex(v.key), hex(SP800_38A_PLAINTEXT), hex(SP800_38A_CTR_IV), 'be128'); // hex(v.ciphertext)
+ * ```
+ */
+export const SP800_38A_CTR: readonly { key: string; ciphertext: string }[] = [
+  {
+    key: '2b7e151628aed2a6abf7158809cf4f3c',
+    ciphertext:
+      '874d6191b620e3261bef6864990db6ce9806f66b7970fdff8617187bb9fffdff5ae4df3edbd5d35e5b4f09020db03eab1e031dda2fbe03d1792170a0f3009cee',
+  },
+  {
+    key: '8e73b0f7da0e6452c810f32b809079e562f8ead2522c6b7b',
+    ciphertext:
+      '1abc932417521ca24f2b0459fe7e6e0b090339ec0aa6faefd5ccc2c6f4ce8e941e36b26bd1ebc670d1bd1d665620abf74f78a7f6d29809585a97daec58c6b050',
+  },
+  {
+    key: '603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4',
+    ciphertext:
+      '601ec313775789a5b7a7f504bbf3d228f443e3ca4d62b59aca84e990cacaf5c52b0930daa23de94ce87017ba2d84988ddfc9c58db67aada613c2dd08457941a6',
+  },
+];
+
+/** The initial counter block of {@link SP800_38A_CTR}. @example `hex(SP800_38A_CTR_IV)` */
+export const SP800_38A_CTR_IV = 'f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff';

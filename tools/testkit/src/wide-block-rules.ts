@@ -24,106 +24,9 @@ export interface WideBlock {
  * ```
  */
 export function wideBlockInputRules({ it }: Suite, prefix: string, make: () => WideBlock): void {
-  const tweak = new Uint8Array(32);
-  const rejected = (
-    call: (h: WideBlock, dst: Uint8Array) => void,
-    type: typeof TypeError | typeof RangeError,
-    message: string,
-    dst = new Uint8Array(96),
-  ) => {
-    const h = make();
-    dst.fill(0x5a);
-    const before = toHex(dst);
-    assert.throws(
-      () => call(h, dst),
-      (e: unknown) => e instanceof type && (e as Error).message === `${prefix}: ${message}`,
-    );
-    assert.equal(toHex(dst), before);
-    h.dispose();
-  };
-
-  it('messages and tweaks', () => {
-    for (const m of ['encrypt', 'decrypt'] as const) {
-      rejected(
-        (h, d) => h[m](d, new Uint8Array(15), tweak),
-        RangeError,
-        'src is shorter than one 16-byte block (15 bytes)',
-      );
-      rejected(
-        (h, d) => h[m](d, new Uint8Array(0), tweak),
-        RangeError,
-        'src is shorter than one 16-byte block (0 bytes)',
-      );
-      rejected((h, d) => h[m](d, new Uint8Array(100), tweak), RangeError, 'dst is shorter than src (96 < 100 bytes)');
-      rejected((h, d) => h[m](d, new Uint8Array(33), d.subarray(20, 52)), RangeError, 'tweak overlaps dst');
-      rejected((h, d) => h[m](d, [] as unknown as Uint8Array, tweak), TypeError, 'src must be a Uint8Array');
-      rejected(
-        (h) => h[m]({} as unknown as Uint8Array, new Uint8Array(33), tweak),
-        TypeError,
-        'dst must be a Uint8Array',
-      );
-      rejected(
-        (h, d) => h[m](d, new Uint8Array(33), 'x' as unknown as Uint8Array),
-        TypeError,
-        'tweak must be a Uint8Array',
-      );
-      const big = new Uint8Array(96);
-      rejected(
-        (h) => h[m](big.subarray(8, 56), big.subarray(0, 40), tweak),
-        RangeError,
-        'dst and src overlap without being the same bytes',
-        big,
-      );
-    }
-  });
-
-  it('sectors', () => {
-    for (const m of ['encryptSectors', 'decryptSectors'] as const) {
-      const s = new Uint8Array(64);
-      rejected(
-        (h, d) => h[m](d, new Uint8Array(40), 16, new Uint8Array(64)),
-        RangeError,
-        'src is not a whole number of 16-byte blocks (40 bytes)',
-      );
-      rejected(
-        (h, d) => h[m](d, s, 24, new Uint8Array(64)),
-        RangeError,
-        'sectorSize must be a positive multiple of 16, got 24',
-      );
-      rejected(
-        (h, d) => h[m](d, s, 0, new Uint8Array(64)),
-        RangeError,
-        'sectorSize must be a positive multiple of 16, got 0',
-      );
-      rejected(
-        (h, d) => h[m](d, s, '32' as unknown as number, new Uint8Array(64)),
-        TypeError,
-        'sectorSize must be a number',
-      );
-      rejected(
-        (h, d) => h[m](d, s, 48, new Uint8Array(64)),
-        RangeError,
-        'src is not a whole number of 48-byte sectors (64 bytes)',
-      );
-      rejected(
-        (h, d) => h[m](d, s, 32, new Uint8Array(32)),
-        RangeError,
-        'tweaks must be 32 bytes per sector, 64 bytes, got 32',
-      );
-      rejected(
-        (h, d) => h[m](d, s, 32, new Uint8Array(32 * 4)),
-        RangeError,
-        'tweaks must be 32 bytes per sector, 64 bytes, got 128',
-      );
-      rejected((h, d) => h[m](d, s, 32, d.subarray(0, 64)), RangeError, 'tweaks overlaps dst');
-      rejected((h, d) => h[m](d, s, 32, null as unknown as Uint8Array), TypeError, 'tweaks must be a Uint8Array');
-      rejected(
-        (h, d) => h[m](d, new Uint8Array(128), 32, new Uint8Array(128)),
-        RangeError,
-        'dst is shorter than src (96 < 128 bytes)',
-      );
-    }
-  });
+  const rejected = rejecter(prefix, make);
+  it('messages and tweaks', () => messageRules(rejected));
+  it('sectors', () => sectorRules(rejected));
 
   it('zero sectors is a valid call that writes nothing', () => {
     const h = make();
@@ -145,6 +48,117 @@ export function wideBlockInputRules({ it }: Suite, prefix: string, make: () => W
     assert.throws(() => h.encryptSectors(d, d, 16, new Uint8Array(64)), disposed);
     assert.throws(() => h.decryptSectors(d, d, 16, new Uint8Array(64)), disposed);
   });
+}
+
+/** The 32 bytes of tweak every rule passes where the tweak is not what is wrong. */
+const tweak = new Uint8Array(32);
+
+/** Asserts that a call throws `type` with `<prefix>: message`, and leaves `dst` as it was. */
+type Rejected = (
+  call: (h: WideBlock, dst: Uint8Array) => void,
+  type: typeof TypeError | typeof RangeError,
+  message: string,
+  dst?: Uint8Array,
+) => void;
+
+/** {@link Rejected} for ciphers from `make`, each made fresh and disposed after. */
+function rejecter(prefix: string, make: () => WideBlock): Rejected {
+  return (call, type, message, dst = new Uint8Array(96)) => {
+    const h = make();
+    dst.fill(0x5a);
+    const before = toHex(dst);
+    assert.throws(
+      () => call(h, dst),
+      (e: unknown) => e instanceof type && (e as Error).message === `${prefix}: ${message}`,
+    );
+    assert.equal(toHex(dst), before);
+    h.dispose();
+  };
+}
+
+/** One message: too short, dst too short, overlaps, arguments that are not bytes. */
+function messageRules(rejected: Rejected): void {
+  for (const m of ['encrypt', 'decrypt'] as const) {
+    rejected(
+      (h, d) => h[m](d, new Uint8Array(15), tweak),
+      RangeError,
+      'src is shorter than one 16-byte block (15 bytes)',
+    );
+    rejected(
+      (h, d) => h[m](d, new Uint8Array(0), tweak),
+      RangeError,
+      'src is shorter than one 16-byte block (0 bytes)',
+    );
+    rejected((h, d) => h[m](d, new Uint8Array(100), tweak), RangeError, 'dst is shorter than src (96 < 100 bytes)');
+    rejected((h, d) => h[m](d, new Uint8Array(33), d.subarray(20, 52)), RangeError, 'tweak overlaps dst');
+    rejected((h, d) => h[m](d, [] as unknown as Uint8Array, tweak), TypeError, 'src must be a Uint8Array');
+    rejected(
+      (h) => h[m]({} as unknown as Uint8Array, new Uint8Array(33), tweak),
+      TypeError,
+      'dst must be a Uint8Array',
+    );
+    rejected(
+      (h, d) => h[m](d, new Uint8Array(33), 'x' as unknown as Uint8Array),
+      TypeError,
+      'tweak must be a Uint8Array',
+    );
+    const big = new Uint8Array(96);
+    rejected(
+      (h) => h[m](big.subarray(8, 56), big.subarray(0, 40), tweak),
+      RangeError,
+      'dst and src overlap without being the same bytes',
+      big,
+    );
+  }
+}
+
+/** Sectors: whole blocks, the sector size, whole sectors, 32 bytes of tweak each, overlaps. */
+function sectorRules(rejected: Rejected): void {
+  for (const m of ['encryptSectors', 'decryptSectors'] as const) {
+    const s = new Uint8Array(64);
+    rejected(
+      (h, d) => h[m](d, new Uint8Array(40), 16, new Uint8Array(64)),
+      RangeError,
+      'src is not a whole number of 16-byte blocks (40 bytes)',
+    );
+    rejected(
+      (h, d) => h[m](d, s, 24, new Uint8Array(64)),
+      RangeError,
+      'sectorSize must be a positive multiple of 16, got 24',
+    );
+    rejected(
+      (h, d) => h[m](d, s, 0, new Uint8Array(64)),
+      RangeError,
+      'sectorSize must be a positive multiple of 16, got 0',
+    );
+    rejected(
+      (h, d) => h[m](d, s, '32' as unknown as number, new Uint8Array(64)),
+      TypeError,
+      'sectorSize must be a number',
+    );
+    rejected(
+      (h, d) => h[m](d, s, 48, new Uint8Array(64)),
+      RangeError,
+      'src is not a whole number of 48-byte sectors (64 bytes)',
+    );
+    rejected(
+      (h, d) => h[m](d, s, 32, new Uint8Array(32)),
+      RangeError,
+      'tweaks must be 32 bytes per sector, 64 bytes, got 32',
+    );
+    rejected(
+      (h, d) => h[m](d, s, 32, new Uint8Array(32 * 4)),
+      RangeError,
+      'tweaks must be 32 bytes per sector, 64 bytes, got 128',
+    );
+    rejected((h, d) => h[m](d, s, 32, d.subarray(0, 64)), RangeError, 'tweaks overlaps dst');
+    rejected((h, d) => h[m](d, s, 32, null as unknown as Uint8Array), TypeError, 'tweaks must be a Uint8Array');
+    rejected(
+      (h, d) => h[m](d, new Uint8Array(128), 32, new Uint8Array(128)),
+      RangeError,
+      'dst is shorter than src (96 < 128 bytes)',
+    );
+  }
 }
 
 /**
