@@ -10,7 +10,8 @@
 // SharedArrayBuffer, so nothing is copied; the pump keeps the order and writes from the main thread (or
 // its writer thread), so the output is the same bytes whatever N is.
 //
-// The threads run this very module: `new Worker(import.meta.url)` with a tag in `workerData`. Built
+// The threads run this very module: `new Worker(import.meta.url)` with a tag in `workerData` (and
+// DECRYPT_THREAD_ARG of ./io.ts in `process.argv`, the cheap hint a command's `main` looks for). Built
 // with tsc, that is dist/decrypt-threads.js; bundled into one file (esbuild), it is the whole command,
 // whose `main`, off the main thread, imports this module and waits on {@link decryptThread} instead of
 // parsing a command line (see `decryptThreadDone` in ./program.ts). Run from source with tsx, the thread
@@ -20,6 +21,7 @@ import { openFileSource } from '@x/byte-source/file';
 import { SectorVolume, type SharedVolume } from '@x/disk-format';
 import { newSectorCipher } from '@x/dm-crypt';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { DECRYPT_THREAD_ARG } from './io.js';
 import type { SectorReader } from './pump.js';
 
 /** `workerData` of a decrypt thread: the tag that tells this module's copy in a thread to serve. */
@@ -115,7 +117,8 @@ export const decryptThread: Promise<void> | undefined = (() => {
 })();
 
 /** Starts one decrypt thread: this module, in a worker, tagged to serve. */
-const spawnThread = (): Worker => new Worker(new URL(import.meta.url), { workerData: { [TAG]: true } });
+const spawnThread = (): Worker =>
+  new Worker(new URL(import.meta.url), { workerData: { [TAG]: true }, argv: [DECRYPT_THREAD_ARG] });
 
 interface Thread {
   readonly worker: Worker;

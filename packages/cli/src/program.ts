@@ -7,8 +7,7 @@
 // imports its subcommand's code (`await import(…)`) when it runs, so `--help`, `--version` and a usage error
 // load no format, no AES kernel and no thread code (`npm run bench -- --startup` measures it).
 import { createRequire } from 'node:module';
-import { isMainThread } from 'node:worker_threads';
-import { type CliIo, EXIT, report, UsageError } from './io.js';
+import { type CliIo, DECRYPT_THREAD_ARG, EXIT, report, UsageError } from './io.js';
 import { type OptionDef, optionHelp, type OptionValues, parseOptions } from './options.js';
 
 /** One subcommand: `dump`, `decrypt`, … */
@@ -97,11 +96,12 @@ function version(): string {
 
 /**
  * Whether this is a decrypt thread running the bundled command (see ./decrypt-threads.ts), once its work is
- * done: then the command's `main` returns at once, there is no command line. Off the main thread only is
- * ./decrypt-threads.ts loaded to ask, so that the command's start-up does not pay for it.
+ * done: then the command's `main` returns at once, there is no command line. Only when the process's
+ * arguments have {@link DECRYPT_THREAD_ARG} is ./decrypt-threads.ts loaded to ask (it checks the thread's
+ * `workerData` tag), so that the command's start-up does not pay for it.
  */
 export async function decryptThreadDone(): Promise<boolean> {
-  if (isMainThread) return false;
+  if (!process.argv.includes(DECRYPT_THREAD_ARG)) return false;
   const { decryptThread } = await import('./decrypt-threads.js');
   if (!decryptThread) return false;
   await decryptThread;
