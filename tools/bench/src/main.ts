@@ -46,8 +46,9 @@
  *                                   the library table before and after: every @x kernel of this tree against
  *                                   the same kernel of another built checkout DIR (e.g. a git worktree of an
  *                                   older commit), row by row, interleaved in this one process; the other
- *                                   libraries are left out. With --startup, the start-up table adds DIR's
- *                                   commands, interleaved with this tree's
+ *                                   libraries are left out. With --modes, the modes table (CTR, GCM, HCTR2)
+ *                                   the same way (this tree's @x/ctr, @x/gcm, @x/hctr2 against DIR's); with
+ *                                   --startup, the start-up table adds DIR's commands, interleaved
  */
 import path from 'node:path';
 import { runAdiantum } from './adiantum.js';
@@ -55,7 +56,7 @@ import { runDisk } from './disk.js';
 import { runEncrypt } from './encrypt.js';
 import { runJob } from './job.js';
 import { runLibraries } from './libraries.js';
-import { runModes } from './modes.js';
+import { runModes, runModesBaseline } from './modes.js';
 import { runOpenssl } from './openssl.js';
 import { runStartup } from './startup.js';
 import { runThreads } from './threads.js';
@@ -88,7 +89,7 @@ const want = (name: string) => all || args.has(name);
 const started = Date.now();
 const json: Record<string, unknown> = {};
 if (want('--openssl')) json.openssl = runOpenssl();
-if (want('--modes')) json.modes = runModes();
+if (want('--modes')) json.modes = baselineDir ? await runModesBaseline(baselineDir) : runModes();
 if (want('--adiantum')) json.adiantum = runAdiantum();
 if (want('--libraries') || short || (baseline !== undefined && picked.length === 0)) {
   json.libraries = await runLibraries({ short, baselineDir });
