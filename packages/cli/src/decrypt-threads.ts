@@ -10,17 +10,18 @@
 // SharedArrayBuffer, so nothing is copied; the pump keeps the order and writes from the main thread (or
 // its writer thread), so the output is the same bytes whatever N is.
 //
-// The threads run this very module: `new Worker(import.meta.url)` with a tag in `workerData`. Built
+// The threads run this very module: `new Worker(import.meta.url)` with a tag in `workerData` (and
+// DECRYPT_THREAD_ARG of ./io.ts in `process.argv`, the cheap hint a command's `main` looks for). Built
 // with tsc, that is dist/decrypt-threads.js; bundled into one file (esbuild), it is the whole command,
-// whose `main` waits on {@link decryptThread} instead of parsing a command line (see ./x-luks-main.ts).
-// Run from source with tsx, the thread inherits the tsx loader through `execArgv`.
+// whose `main`, off the main thread, imports this module and waits on {@link decryptThread} instead of
+// parsing a command line (see `decryptThreadDone` in ./program.ts). Run from source with tsx, the thread
+// inherits the tsx loader through `execArgv`. Nothing else imports this module but ./output.ts, and that
+// only when a decrypt runs on more than one thread: the commands' start-up does not pay for it.
 import { openFileSource } from '@x/byte-source/file';
 import { SectorVolume, type SharedVolume } from '@x/disk-format';
 import { newSectorCipher } from '@x/dm-crypt';
-import { chooseKernel } from '@x/aes-kernels/hazmat';
-import { availableParallelism } from 'node:os';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import { UsageError } from './io.js';
+import { DECRYPT_THREAD_ARG } from './io.js';
 import type { SectorReader } from './pump.js';
 
 /** `workerData` of a decrypt thread: the tag that tells this module's copy in a thread to serve. */
@@ -116,7 +117,8 @@ export const decryptThread: Promise<void> | undefined = (() => {
 })();
 
 /** Starts one decrypt thread: this module, in a worker, tagged to serve. */
-const spawnThread = (): Worker => new Worker(new URL(import.meta.url), { workerData: { [TAG]: true } });
+const spawnThread = (): Worker =>
+  new Worker(new URL(import.meta.url), { workerData: { [TAG]: true }, argv: [DECRYPT_THREAD_ARG] });
 
 interface Thread {
   readonly worker: Worker;
@@ -339,29 +341,4 @@ export class UntilThreadsOpen implements SectorReader {
       if (this.threads.ready) this.#closeVolume();
     });
   }
-}
-
-/** The most `--threads`: far more than any machine's cores; each thread holds a 4 MiB chunk. */
-const MAX_THREADS = 256;
-
-/**
- * `--threads`: a whole number from 1 to {@link MAX_THREADS}. By default one per core where the AES kernel
- * is the bottleneck (wasm-simd128, portable: about 300 MB/s a core here); one with a hardware AES kernel
- * (native-x64, native-arm64), whose one thread outruns the file system, so that more threads would only add
- * their start-up and compete with the writes (measured: 1 GiB in 0.75 s on one thread, 0.85 s on two).
- */
-export function threadCount(v: string | undefined): number {
-  if (v === undefined) {
-    let kernel = '';
-    try {
-      kernel = chooseKernel('@x/cli').name; // what the volume will run on: X_AES_KERNEL, else the best
-    } catch {
-      // an unusable X_AES_KERNEL: opening the volume says so
-    }
-    return kernel.startsWith('native-') ? 1 : Math.min(availableParallelism(), MAX_THREADS);
-  }
-  const n = /^\d+$/.test(v) ? Number(v) : Number.NaN;
-  if (!(n >= 1 && n <= MAX_THREADS))
-    throw new UsageError(`--threads takes a whole number of threads from 1 to ${MAX_THREADS}, not "${v}"`);
-  return n;
 }

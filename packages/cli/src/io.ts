@@ -51,6 +51,14 @@ export function fileError(e: unknown, path: string): unknown {
   return text === undefined ? e : new Error(`${path}: ${text}`, { cause: e });
 }
 
+/**
+ * The argument each decrypt thread (./decrypt-threads.ts) is started with, after its `workerData` tag: a
+ * command's `main` that finds it in `process.argv` may be such a thread running the bundled command, and
+ * only then loads the thread code to ask (./program.ts), so that its start-up does not pay for
+ * `node:worker_threads`.
+ */
+export const DECRYPT_THREAD_ARG = '--x-aes-decrypt-thread';
+
 /** A throughput in MB/s (10^6 bytes per second). */
 export const fmtRate = (bytes: number, ms: number): string =>
   `${ms > 0 ? (bytes / 1e6 / (ms / 1000)).toFixed(1) : '∞'} MB/s`;

@@ -13,11 +13,17 @@ import { type FileHandle, lstat, open, rename, stat, unlink } from 'node:fs/prom
 import { basename, dirname, join } from 'node:path';
 import { type DiskVolume, type Opened, sizeText } from '@x/disk-format';
 import { type CliIo, fmtRate, isClosedPipe, UsageError } from './io.js';
-import { DecryptThreads, UntilThreadsOpen } from './decrypt-threads.js';
-import { type ChunkSink, chunkLength, pumpVolume, type SectorReader, startWriter, type Writer } from './pump.js';
+import type { DecryptThreads } from './decrypt-threads.js';
+import {
+  CHUNK_BYTES,
+  type ChunkSink,
+  chunkLength,
+  pumpVolume,
+  type SectorReader,
+  startWriter,
+  type Writer,
+} from './pump.js';
 
-/** Payload bytes per chunk: large enough that per-call costs vanish, small enough for any machine. */
-export const CHUNK_BYTES = 4 << 20;
 /** Chunk buffers in the ring: one being written, one being decrypted, one being read (./pump.ts). */
 const DEPTH = 3;
 /** With N decrypt threads: one chunk per thread, one being written, one decrypted and waiting for it. */
@@ -90,14 +96,20 @@ function writeStream(stream: NodeJS.WritableStream, buf: Uint8Array): Promise<vo
   });
 }
 
-/** Pumps `reader` into `sink`: with decrypt threads, always through chunks on a SharedArrayBuffer. */
-const pump = (reader: SectorReader, sink: ChunkSink, onProgress: (done: number) => void, shared = false) =>
+/** What `decrypt` pumps: a volume, or decrypt threads (`threads` of them) once they are open. */
+interface Reader {
+  readonly reader: SectorReader;
+  readonly threads?: number;
+}
+
+/** Pumps `from` into `sink`: with decrypt threads, always through chunks on a SharedArrayBuffer. */
+const pump = (from: Reader, sink: ChunkSink, onProgress: (done: number) => void, shared = false) =>
   pumpVolume(
-    reader,
+    from.reader,
     sink,
     onProgress,
-    reader instanceof UntilThreadsOpen
-      ? { chunkBytes: CHUNK_BYTES, depth: threadedDepth(reader.threads.count), shared: true }
+    from.threads !== undefined
+      ? { chunkBytes: CHUNK_BYTES, depth: threadedDepth(from.threads), shared: true }
       : { chunkBytes: CHUNK_BYTES, depth: DEPTH, shared },
   );
 
@@ -107,20 +119,21 @@ const pump = (reader: SectorReader, sink: ChunkSink, onProgress: (done: number) 
  * its payload is one chunk (which one thread decrypts as fast), `volume` alone, the threads being closed. The
  * key is wiped here, whatever happens: the threads have their clones once `open` has been called.
  */
-async function threadedReader(job: DecryptJob, volume: DiskVolume, threads: DecryptThreads): Promise<SectorReader> {
+async function threadedReader(job: DecryptJob, volume: DiskVolume, threads: DecryptThreads): Promise<Reader> {
   const shared = volume.share?.();
   let opening: Promise<void>;
   try {
     const chunk = chunkLength(volume.payloadSize, volume.sectorSize, CHUNK_BYTES);
     if (shared === undefined || volume.payloadSize <= chunk) {
       await threads.close();
-      return volume;
+      return { reader: volume };
     }
     opening = threads.open({ ...shared, image: job.image, imageSize: job.imageSize });
   } finally {
     shared?.volumeKey.fill(0);
   }
-  return new UntilThreadsOpen(volume, threads, opening);
+  const { UntilThreadsOpen } = await import('./decrypt-threads.js'); // loaded already: threads were started
+  return { reader: new UntilThreadsOpen(volume, threads, opening), threads: threads.count };
 }
 
 /** `lstat(path)`, or undefined when there is nothing there. */
@@ -220,12 +233,13 @@ export async function decryptTo(io: CliIo, job: DecryptJob): Promise<void> {
   let volume: DiskVolume | undefined;
   try {
     if (positional) writer = startWriter(WRITE_PIECE_BYTES);
-    // started before the unlock too, which hides their start (and their loading of this code)
-    if (job.threads > 1) threads = new DecryptThreads(job.threads);
+    // started before the unlock too, which hides their start (and their loading of this code); the thread
+    // code is loaded only here, when there are threads
+    if (job.threads > 1) threads = new (await import('./decrypt-threads.js')).DecryptThreads(job.threads);
     const opened = await job.open();
     volume = opened.volume;
-    const reader = threads ? await threadedReader(job, volume, threads) : volume;
-    const on = reader instanceof UntilThreadsOpen ? ` (${reader.threads.count} threads)` : '';
+    const reader: Reader = threads ? await threadedReader(job, volume, threads) : { reader: volume };
+    const on = reader.threads !== undefined ? ` (${reader.threads} threads)` : '';
     io.stderr.write(`${command}: ${opened.summary}${on}\n`);
     const bar = progress(io, command, volume.payloadSize);
     if (out === '-') {

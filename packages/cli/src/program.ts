@@ -2,8 +2,12 @@
 // the options it takes and the function that runs it. runProgram reads the command line once, answers
 // `-V, --version` and `-h, --help` (the whole command's, or one subcommand's), refuses what a subcommand does
 // not take, runs it, and turns any error into one line on stderr and the exit status.
+//
+// Start-up: a command loads this table and nothing more before it reads its command line; each `run`
+// imports its subcommand's code (`await import(…)`) when it runs, so `--help`, `--version` and a usage error
+// load no format, no AES kernel and no thread code (`npm run bench -- --startup` measures it).
 import { createRequire } from 'node:module';
-import { type CliIo, EXIT, report, UsageError } from './io.js';
+import { type CliIo, DECRYPT_THREAD_ARG, EXIT, report, UsageError } from './io.js';
 import { type OptionDef, optionHelp, type OptionValues, parseOptions } from './options.js';
 
 /** One subcommand: `dump`, `decrypt`, … */
@@ -88,6 +92,20 @@ function commandHelp(p: Program, name: string): string {
 /** The version of this package (`@x/cli`), read when `--version` asks for it. */
 function version(): string {
   return (createRequire(import.meta.url)('@x/cli/package.json') as { version: string }).version;
+}
+
+/**
+ * Whether this is a decrypt thread running the bundled command (see ./decrypt-threads.ts), once its work is
+ * done: then the command's `main` returns at once, there is no command line. Only when the process's
+ * arguments have {@link DECRYPT_THREAD_ARG} is ./decrypt-threads.ts loaded to ask (it checks the thread's
+ * `workerData` tag), so that the command's start-up does not pay for it.
+ */
+export async function decryptThreadDone(): Promise<boolean> {
+  if (!process.argv.includes(DECRYPT_THREAD_ARG)) return false;
+  const { decryptThread } = await import('./decrypt-threads.js');
+  if (!decryptThread) return false;
+  await decryptThread;
+  return true;
 }
 
 /**

@@ -7,6 +7,9 @@
 // FIFO), reads and decryption still overlap the writes.
 import { Worker } from 'node:worker_threads';
 
+/** Payload bytes per chunk of `decrypt` (./output.ts): large enough that per-call costs vanish, small enough for any machine. */
+export const CHUNK_BYTES = 4 << 20;
+
 /**
  * What {@link pumpVolume} reads from: a payload of `payloadSize` bytes in sectors of `sectorSize`, read
  * and decrypted by `read` (a LUKS, BitLocker or FileVault 2 volume).

@@ -1,6 +1,7 @@
 // The x-disk command: x-luks for every disk format x-aes reads. It tells the format from the image's first
 // bytes (the list of `@x/disk`), loads that format's code and nothing else, and then dumps the header or
-// writes the plaintext under the same rules as x-luks (./output.ts). Node only.
+// writes the plaintext under the same rules as x-luks (./output.ts). Node only. Its start-up loads the list
+// (each format's detection alone) and the table of subcommands; a subcommand's code is loaded when it runs.
 //
 //   x-disk dump IMAGE [--json] [--type luks|bitlk|fvault2]
 //   x-disk decrypt IMAGE OUT [-d F | --passphrase-file F | --recovery-password DIGITS | --startup-key F.BEK
@@ -9,10 +10,9 @@
 // Exit status: 0 done, 2 wrong passphrase, recovery password, startup key or volume key, 1 anything else.
 import { FORMATS } from '@x/disk';
 import { type DiskFormat, orList } from '@x/disk-format';
-import { decryptThread } from './decrypt-threads.js';
 import { decryptCommand, dumpCommand } from './disk-commands.js';
 import type { CliIo } from './io.js';
-import { type Program, runProgram } from './program.js';
+import { decryptThreadDone, type Program, runProgram } from './program.js';
 
 export type { CliIo } from './io.js';
 
@@ -44,10 +44,7 @@ export async function main(
   io: CliIo = process,
   formats: readonly DiskFormat[] = FORMATS,
 ): Promise<number> {
-  if (decryptThread) {
-    // a decrypt thread running the bundled command (./decrypt-threads.ts): it has no command line
-    await decryptThread;
-    return 0;
-  }
+  // a decrypt thread running the bundled command (./decrypt-threads.ts): it has no command line
+  if (await decryptThreadDone()) return 0;
   return runProgram(xDisk(formats), argv, io);
 }

@@ -1,21 +1,12 @@
 // `x-luks encrypt`: PLAIN into a new LUKS2 (or LUKS1) image OUT, laid out as cryptsetup luksFormat lays it
-// out, written through the output rules of ./output.ts (a temporary file renamed once complete).
+// out, written through the output rules of ./output.ts (a temporary file renamed once complete). Its table
+// entry is ./x-luks-commands.ts; this module is loaded when `encrypt` runs.
 import { openFileSource } from '@x/byte-source/file';
 import { type CreateOptions, createLuks, type LuksHeader } from '@x/luks';
-import { FORCE } from './disk-commands.js';
 import { type CliIo, fileError, UsageError } from './io.js';
 import type { OptionValues } from './options.js';
 import { checkOut, intoNewFile, progress } from './output.js';
-import type { Subcommand } from './program.js';
-import {
-  KDF_OPTIONS,
-  kdfOptions,
-  kdfSummary,
-  PASSPHRASE_OPTIONS,
-  passphraseFile,
-  readSecretFile,
-  wholeNumber,
-} from './x-luks-keys.js';
+import { kdfOptions, kdfSummary, passphraseFile, readSecretFile, wholeNumber } from './x-luks-keys.js';
 
 /** The createLuks options the command line asks for. */
 function encryptOptions(values: OptionValues): Omit<CreateOptions, 'passphrase'> {
@@ -94,37 +85,16 @@ async function encrypt(
   }
 }
 
-/** `encrypt PLAIN OUT -d FILE [--type luks2|luks1] …`. */
-export const encryptCommand: Subcommand = {
-  usage:
-    'encrypt PLAIN OUT -d FILE [--type luks2|luks1] [--cipher SPEC] [--key-size BITS]\n' +
-    '                 [--sector-size 512|4096] [--pbkdf argon2id|argon2i|pbkdf2]\n' +
-    '                 [--iter-time MS | --pbkdf-force-iterations N] [--pbkdf-memory KIB]\n' +
-    '                 [--pbkdf-parallel N] [--label L] [--force]',
-  about:
-    'write a LUKS volume holding PLAIN to OUT, as cryptsetup luksFormat lays it out (LUKS2: 16 MiB\n' +
-    'of header, LUKS1: 2 MiB, then PLAIN encrypted, its last sector zero-padded); OUT must not\n' +
-    'exist unless --force',
-  options: [
-    ...PASSPHRASE_OPTIONS,
-    { name: 'type', value: 'TYPE', help: 'luks2 (default) or luks1' },
-    { name: 'cipher', short: 'c', value: 'SPEC', help: 'the dm-crypt cipher (default aes-xts-plain64)' },
-    { name: 'key-size', short: 's', value: 'BITS', help: 'the volume key size (default 512; 256 for non-XTS ciphers)' },
-    { name: 'sector-size', value: 'BYTES', help: '512, 1024, 2048 or 4096' },
-    ...KDF_OPTIONS,
-    { name: 'label', value: 'L', help: 'the LUKS2 label' },
-    FORCE,
-  ],
-  async run(args, values, io) {
-    if (args.length !== 2) throw new UsageError('encrypt takes PLAIN and OUT');
-    const pf = passphraseFile(values);
-    if (pf === undefined) throw new UsageError('encrypt needs --key-file');
-    const options = encryptOptions(values);
-    const passphrase = await readSecretFile(io, pf, 'passphrase');
-    try {
-      await encrypt(io, args[0], args[1], passphrase, options, values.force === true);
-    } finally {
-      passphrase.fill(0);
-    }
-  },
-};
+/** `encrypt PLAIN OUT -d FILE …` (./x-luks-commands.ts). */
+export async function runEncrypt(args: readonly string[], values: OptionValues, io: CliIo): Promise<void> {
+  if (args.length !== 2) throw new UsageError('encrypt takes PLAIN and OUT');
+  const pf = passphraseFile(values);
+  if (pf === undefined) throw new UsageError('encrypt needs --key-file');
+  const options = encryptOptions(values);
+  const passphrase = await readSecretFile(io, pf, 'passphrase');
+  try {
+    await encrypt(io, args[0], args[1], passphrase, options, values.force === true);
+  } finally {
+    passphrase.fill(0);
+  }
+}

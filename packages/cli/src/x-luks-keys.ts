@@ -1,13 +1,12 @@
 // `x-luks add-key` and `x-luks remove-key`: keyslots added and removed in place, through @x/luks's addKey
 // and removeKey over the image opened for writing (their order of writes keeps a volume that opens at
-// every step). Also what `encrypt` shares with them: the passphrase options, the KDF options as cryptsetup
-// spells them, and reading whole numbers.
+// every step). Also what `encrypt` shares with them: the passphrase file given, the KDF options read, a
+// keyslot's KDF described, whole numbers read. Their table entries (usages, options) are
+// ./x-luks-commands.ts; this module is loaded when one of them runs.
 import { openFileSource } from '@x/byte-source/file';
 import { addKey, type KdfOptions, type LuksHeader, readHeader, removeKey } from '@x/luks';
-import { KEY_SLOT, SECRET_OPTIONS } from './disk-commands.js';
 import { type CliIo, fileError, UsageError } from './io.js';
-import type { OptionDef, OptionValues } from './options.js';
-import type { Subcommand } from './program.js';
+import type { OptionValues } from './options.js';
 import { readSecret } from './secrets.js';
 
 /** A whole number from the command line, or a UsageError naming the option. */
@@ -16,10 +15,6 @@ export function wholeNumber(v: string | undefined, option: string): number | und
   if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) throw new UsageError(`${option} takes a whole number`);
   return Number(v);
 }
-
-/** `-d, --key-file` and `--passphrase-file`: the passphrase. */
-export const PASSPHRASE_OPTIONS: readonly OptionDef[] = SECRET_OPTIONS.filter((o) => o.kind === 'passphrase');
-const VOLUME_KEY_OPTION = SECRET_OPTIONS.find((o) => o.kind === 'volumeKey')!;
 
 /** The passphrase file given (`-d`/`--key-file` or `--passphrase-file`, one of them), or undefined. */
 export function passphraseFile(values: OptionValues): string | undefined {
@@ -33,15 +28,6 @@ export const readSecretFile = (io: CliIo, file: string, what: string): Promise<U
   readSecret(io, file, what).catch((e: unknown) => {
     throw fileError(e, file);
   });
-
-/** The key derivation options of `encrypt` and `add-key`: --pbkdf, --iter-time or --pbkdf-force-iterations, … */
-export const KDF_OPTIONS: readonly OptionDef[] = [
-  { name: 'pbkdf', value: 'KDF', help: 'argon2id, argon2i or pbkdf2' },
-  { name: 'iter-time', short: 'i', value: 'MS', help: 'benchmark the KDF to take MS milliseconds' },
-  { name: 'pbkdf-force-iterations', value: 'N', help: 'the KDF cost, without a benchmark' },
-  { name: 'pbkdf-memory', value: 'KIB', help: 'Argon2 memory' },
-  { name: 'pbkdf-parallel', value: 'N', help: 'Argon2 lanes' },
-];
 
 /** What the KDF options on the command line ask for (unset ones stay undefined: the library's defaults). */
 export function kdfOptions(values: OptionValues): KdfOptions {
@@ -77,99 +63,67 @@ function keyslotNumber(v: string | undefined, option: string): number | undefine
   return Number(v);
 }
 
-const NEW_PASSPHRASE: OptionDef = {
-  name: 'new-keyfile',
-  aliases: ['new-passphrase-file'],
-  value: 'FILE',
-  help: 'the new passphrase: every byte of FILE (- reads stdin)',
-};
-const NEW_KEY_SLOT: OptionDef = {
-  name: 'new-key-slot',
-  aliases: ['new-keyslot'],
-  value: 'N',
-  help: 'the keyslot to add (default: the first free one)',
-};
-const BATCH_MODE: OptionDef = {
-  name: 'batch-mode',
-  short: 'q',
-  help: 'do not ask: remove-key removes the last keyslot too, as cryptsetup -q does',
-};
-
-/**
- * `add-key IMAGE (-d OLD | --volume-key-file VK) --new-keyfile NEW`: a new keyslot for the passphrase NEW,
- * unlocked with OLD (or the volume key), in place.
- */
-export const addKeyCommand: Subcommand = {
-  usage: 'add-key IMAGE (-d FILE | --volume-key-file FILE) --new-keyfile FILE [-S N] [--new-key-slot N] [--pbkdf …]',
-  about:
-    'add the passphrase of --new-keyfile in a new keyslot (the first free one, or --new-key-slot),\nunlocking with -d or --volume-key-file; IMAGE is changed in place',
-  options: [...PASSPHRASE_OPTIONS, VOLUME_KEY_OPTION, NEW_PASSPHRASE, KEY_SLOT, NEW_KEY_SLOT, ...KDF_OPTIONS],
-  async run(args, values, io) {
-    if (args.length !== 1) throw new UsageError('add-key takes one IMAGE');
-    const pf = passphraseFile(values),
-      vk = values['volume-key-file'] as string | undefined,
-      nf = values['new-keyfile'] as string | undefined;
-    if (nf === undefined) throw new UsageError('add-key needs --new-keyfile');
-    if ((pf === undefined) === (vk === undefined))
-      throw new UsageError('add-key needs exactly one of --key-file and --volume-key-file');
-    if ((pf ?? vk) === '-' && nf === '-')
-      throw new UsageError('the secrets come from two files: only one of them can be - (standard input)');
-    // usage mistakes before any secret is read
-    const kdf = kdfOptions(values);
-    const keyslot = keyslotNumber(values['key-slot'] as string | undefined, '--key-slot');
-    const newKeyslot = keyslotNumber(values['new-key-slot'] as string | undefined, '--new-key-slot');
-    let old: Uint8Array | undefined, fresh: Uint8Array | undefined;
+/** `add-key IMAGE …` (./x-luks-commands.ts): a new keyslot, in place. */
+export async function runAddKey(args: readonly string[], values: OptionValues, io: CliIo): Promise<void> {
+  if (args.length !== 1) throw new UsageError('add-key takes one IMAGE');
+  const pf = passphraseFile(values),
+    vk = values['volume-key-file'] as string | undefined,
+    nf = values['new-keyfile'] as string | undefined;
+  if (nf === undefined) throw new UsageError('add-key needs --new-keyfile');
+  if ((pf === undefined) === (vk === undefined))
+    throw new UsageError('add-key needs exactly one of --key-file and --volume-key-file');
+  if ((pf ?? vk) === '-' && nf === '-')
+    throw new UsageError('the secrets come from two files: only one of them can be - (standard input)');
+  // usage mistakes before any secret is read
+  const kdf = kdfOptions(values);
+  const keyslot = keyslotNumber(values['key-slot'] as string | undefined, '--key-slot');
+  const newKeyslot = keyslotNumber(values['new-key-slot'] as string | undefined, '--new-key-slot');
+  let old: Uint8Array | undefined, fresh: Uint8Array | undefined;
+  try {
+    old = await readSecretFile(io, (pf ?? vk)!, pf !== undefined ? 'passphrase' : 'volume key');
+    fresh = await readSecretFile(io, nf, 'new passphrase');
+    const secret = pf !== undefined ? { passphrase: old } : { volumeKey: old };
+    const file = await openFileSource(args[0], { writable: true }).catch((e: unknown) => {
+      throw fileError(e, args[0]);
+    });
     try {
-      old = await readSecretFile(io, (pf ?? vk)!, pf !== undefined ? 'passphrase' : 'volume key');
-      fresh = await readSecretFile(io, nf, 'new passphrase');
-      const secret = pf !== undefined ? { passphrase: old } : { volumeKey: old };
-      const file = await openFileSource(args[0], { writable: true }).catch((e: unknown) => {
-        throw fileError(e, args[0]);
-      });
-      try {
-        const id = await addKey(file, { ...secret, newPassphrase: fresh, keyslot, newKeyslot, ...kdf });
-        io.stderr.write(`x-luks: added keyslot ${id} (${kdfSummary(await readHeader(file), id)})\n`);
-      } finally {
-        await file.close();
-      }
+      const id = await addKey(file, { ...secret, newPassphrase: fresh, keyslot, newKeyslot, ...kdf });
+      io.stderr.write(`x-luks: added keyslot ${id} (${kdfSummary(await readHeader(file), id)})\n`);
     } finally {
-      old?.fill(0);
-      fresh?.fill(0);
+      await file.close();
     }
-  },
-};
+  } finally {
+    old?.fill(0);
+    fresh?.fill(0);
+  }
+}
 
-/** `remove-key IMAGE -d P`: the keyslot P opens is removed, in place; the last one only with -q. */
-export const removeKeyCommand: Subcommand = {
-  usage: 'remove-key IMAGE -d FILE [-S N] [-q]',
-  about: 'remove the keyslot the passphrase opens and overwrite its key material; the last one only with -q',
-  options: [...PASSPHRASE_OPTIONS, KEY_SLOT, BATCH_MODE],
-  async run(args, values, io) {
-    if (args.length !== 1) throw new UsageError('remove-key takes one IMAGE');
-    const pf = passphraseFile(values);
-    if (pf === undefined) throw new UsageError('remove-key needs --key-file');
-    const keyslot = keyslotNumber(values['key-slot'] as string | undefined, '--key-slot');
-    const passphrase = await readSecretFile(io, pf, 'passphrase');
+/** `remove-key IMAGE -d P` (./x-luks-commands.ts): the keyslot P opens removed, in place. */
+export async function runRemoveKey(args: readonly string[], values: OptionValues, io: CliIo): Promise<void> {
+  if (args.length !== 1) throw new UsageError('remove-key takes one IMAGE');
+  const pf = passphraseFile(values);
+  if (pf === undefined) throw new UsageError('remove-key needs --key-file');
+  const keyslot = keyslotNumber(values['key-slot'] as string | undefined, '--key-slot');
+  const passphrase = await readSecretFile(io, pf, 'passphrase');
+  try {
+    const file = await openFileSource(args[0], { writable: true }).catch((e: unknown) => {
+      throw fileError(e, args[0]);
+    });
     try {
-      const file = await openFileSource(args[0], { writable: true }).catch((e: unknown) => {
-        throw fileError(e, args[0]);
+      const allowLast = values['batch-mode'] === true;
+      const id = await removeKey(file, { passphrase, keyslot, allowLast }).catch((e: unknown) => {
+        if (e instanceof Error && /is the last one that opens the volume/.test(e.message))
+          throw new Error(
+            `@x/cli: keyslot ${/keyslot (\d+)/.exec(e.message)?.[1]} is the last one that opens the volume: removing it would leave a volume nobody can open (-q, --batch-mode removes it anyway, as cryptsetup luksRemoveKey -q does)`,
+            { cause: e },
+          );
+        throw e;
       });
-      try {
-        const allowLast = values['batch-mode'] === true;
-        const id = await removeKey(file, { passphrase, keyslot, allowLast }).catch((e: unknown) => {
-          if (e instanceof Error && /is the last one that opens the volume/.test(e.message))
-            throw new Error(
-              `@x/cli: keyslot ${/keyslot (\d+)/.exec(e.message)?.[1]} is the last one that opens the volume: removing it would leave a volume nobody can open (-q, --batch-mode removes it anyway, as cryptsetup luksRemoveKey -q does)`,
-              { cause: e },
-            );
-          throw e;
-        });
-        io.stderr.write(`x-luks: removed keyslot ${id}; its key material is overwritten\n`);
-      } finally {
-        await file.close();
-      }
+      io.stderr.write(`x-luks: removed keyslot ${id}; its key material is overwritten\n`);
     } finally {
-      passphrase.fill(0);
+      await file.close();
     }
-  },
-};
+  } finally {
+    passphrase.fill(0);
+  }
+}

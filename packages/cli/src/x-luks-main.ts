@@ -12,15 +12,13 @@
 // file renamed when complete, --force, devices and FIFOs, stdout, signals, progress) are ./output.ts,
 // shared with x-disk; `encrypt` writes its file OUT through the same ones (checkOut, intoNewFile, progress).
 import { luksFormat } from '@x/luks/format';
-import { decryptThread } from './decrypt-threads.js';
 import { decryptCommand, dumpCommand } from './disk-commands.js';
 import type { CliIo } from './io.js';
-import { type Program, runProgram } from './program.js';
-import { encryptCommand } from './x-luks-encrypt.js';
-import { addKeyCommand, removeKeyCommand } from './x-luks-keys.js';
+import { decryptThreadDone, type Program, runProgram } from './program.js';
+import { addKeyCommand, encryptCommand, removeKeyCommand } from './x-luks-commands.js';
 
 export type { CliIo } from './io.js';
-export { CHUNK_BYTES } from './output.js';
+export { CHUNK_BYTES } from './pump.js';
 
 const LUKS_ONLY = { formats: [luksFormat], only: luksFormat, command: 'x-luks' };
 
@@ -56,10 +54,7 @@ export const X_LUKS: Program = {
  * ```
  */
 export async function main(argv: readonly string[], io: CliIo = process): Promise<number> {
-  if (decryptThread) {
-    // this is a decrypt thread running the bundled command (./decrypt-threads.ts): it has no command line
-    await decryptThread;
-    return 0;
-  }
+  // a decrypt thread running the bundled command (./decrypt-threads.ts): it has no command line
+  if (await decryptThreadDone()) return 0;
   return runProgram(X_LUKS, argv, io);
 }

@@ -19,7 +19,7 @@ import { dirname, join } from 'node:path';
 import { makeLuks2Container, runCryptsetup } from '@x/containers';
 import { timed } from './job.js';
 import { markdownTable, median } from './stats.js';
-import { openWorkdir } from './workdir.js';
+import { openWorkdir, type Workdir } from './workdir.js';
 
 const MiB = 1 << 20;
 
@@ -92,109 +92,131 @@ function diskRows(
   ];
 }
 
+/** A BitLocker test image's password file and its FVEK, as a raw volume key file (from cryptsetup). */
+async function bitlockerKeys(dir: string, images: string, name: string): Promise<{ kf: string; pw: string }> {
+  const conf = readFileSync(join(images, 'images.conf'), 'utf8');
+  const password = new RegExp(`\\[${name}\\][^[]*?\\nPW=(.*)\\n`).exec(conf)![1];
+  const pw = join(dir, `${name}.pw`);
+  await writeFile(pw, password);
+  const { stdout } = await runCryptsetup([
+    'bitlkDump',
+    '--dump-volume-key',
+    '--key-file',
+    pw,
+    join(images, `${name}.img`),
+  ]);
+  const hex = /(?:MK dump|Volume key):\s*((?:[0-9a-f]{2}\s*)+)/.exec(stdout)![1].replace(/\s+/g, '');
+  const kf = join(dir, `${name}.key`);
+  await writeFile(kf, Buffer.from(hex, 'hex'), { mode: 0o600 });
+  return { kf, pw };
+}
+
+/** A LUKS2 aes-xts-plain64 volume of `mib` MiB made by cryptsetup, and its volume key file. */
+async function luksVolume(dir: string, mib: number): Promise<{ image: string; kf: string }> {
+  const made = await makeLuks2Container({
+    cipher: 'aes-xts-plain64',
+    keySize: 256,
+    sectorSize: 512,
+    dataSize: mib * MiB,
+    passphrases: ['x-aes bench'],
+    pbkdf: { type: 'pbkdf2', iterations: 1000 },
+    dir,
+    name: `luks-${mib}`,
+  });
+  const kf = join(dir, `luks-${mib}.key`);
+  await writeFile(kf, made.volumeKey, { mode: 0o600 });
+  return { image: made.path, kf };
+}
+
+/** Unpacks the BitLocker images and makes the LUKS volumes in `w.dir`; the rows to time. */
+async function prepareDisk(w: Workdir): Promise<Row[]> {
+  const { cs, dir } = w;
+  const require = createRequire(import.meta.url);
+  const archive = join(dirname(require.resolve('@x/testkit/package.json')), 'fixtures', 'bitlk-images.tar.xz');
+  execFileSync('tar', ['xJSf', archive, '-C', dir, '--no-same-owner']);
+  const images = join(dir, 'bitlk-images');
+  process.stderr.write(`disk: making LUKS2 volumes of 100 and 128 MiB with cryptsetup ${cs.version} in ${dir} …\n`);
+  const [l100, l128, xts, cbc, el] = await Promise.all([
+    luksVolume(dir, 100),
+    luksVolume(dir, 128),
+    bitlockerKeys(dir, images, 'bitlk-aes-xts-128'),
+    bitlockerKeys(dir, images, 'bitlk-aes-cbc-128'),
+    bitlockerKeys(dir, images, 'bitlk-aes-cbc-elephant-128'),
+  ]);
+  const img = (name: string) => join(images, `${name}.img`);
+  return diskRows(join(w.cli, 'x-luks.js'), join(w.cli, 'x-disk.js'), img, { l100, l128, xts, cbc, el });
+}
+
+/** Each row once per round in a rotating order, decrypting into a new file in `dir` (removed after). */
+async function measureDisk(rows: readonly Row[], rounds: number, dir: string) {
+  const env = { ...process.env };
+  delete env.X_AES_KERNEL; // the default kernel, on its default path
+  delete env.X_AES_NATIVE_X64;
+  const times: number[][] = rows.map(() => []);
+  const payload: number[][] = rows.map(() => []);
+  const kernels = new Set<string>();
+  for (let r = 0; r < rounds; r++) {
+    for (let k = 0; k < rows.length; k++) {
+      const i = (k + r) % rows.length;
+      const out = join(dir, 'out');
+      await rm(out, { force: true });
+      const [file, ...rest] = rows[i].args;
+      const res = await timed(process.execPath, [rows[i].bin, 'decrypt', file, out, ...rest], env);
+      const kernel = /kernel (\S+)/.exec(res.stderr)?.[1];
+      if (kernel) kernels.add(kernel);
+      times[i].push(res.ms);
+      const p = /decrypted .* in ([\d.]+) s/.exec(res.stderr);
+      if (p) payload[i].push(Number(p[1]) * 1000);
+      await rm(out, { force: true });
+    }
+  }
+  return { times, payload, kernels };
+}
+
+/** Prints the table and the goals; returns the median milliseconds by row. */
+function reportDisk(
+  rows: readonly Row[],
+  rounds: number,
+  { times, payload, kernels }: Awaited<ReturnType<typeof measureDisk>>,
+): Record<string, number> {
+  const med = times.map(median);
+  const medPayload = payload.map((p) => (p.length > 0 ? median(p) : Number.NaN));
+  const rate = (i: number) => rows[i].bytes / (med[i] / 1000);
+  const payloadRate = (i: number) => rows[i].bytes / (medPayload[i] / 1000);
+  const base = (name: string | undefined) => rows.findIndex((x) => x.name === 'x-luks' && x.volume === name);
+  const table = rows.map((row, i) => {
+    const b = base(row.against);
+    return [
+      `\`${row.name} decrypt\` ${row.args.includes('--volume-key-file') ? '--volume-key-file' : '--passphrase-file'}`,
+      row.volume,
+      (med[i] / 1000).toFixed(2),
+      (rate(i) / 1e6).toFixed(0),
+      b < 0 ? '' : `${(rate(i) / rate(b)).toFixed(2)}×`,
+    ];
+  });
+  console.log(
+    `## x-disk (BitLocker) against x-luks, same kernel (${[...kernels].join(', ')})\n\n` +
+      `median of ${rounds} interleaved rounds; each command timed from spawn to exit (node's start, the unlock, the volume read, decrypted and written to a new file); MB/s = 10^6 bytes/s of volume.\n`,
+  );
+  console.log(markdownTable(['command', 'volume', 's', 'MB/s', '÷ x-luks, same size'], table, 2));
+  const goal = (i: number) => rate(i) / rate(base(rows[i].against));
+  const goalP = (i: number) => payloadRate(i) / payloadRate(base(rows[i].against));
+  const met = goal(1) >= 0.9 && goal(2) >= 0.9;
+  // the commands' own report of the volume's part has 10 ms steps: a rough figure, for Elephant only
+  console.log(
+    `\nx-disk ÷ x-luks, spawn to exit: XTS ${goal(1).toFixed(2)}×, CBC ${goal(2).toFixed(2)}× (goal ≥ 0.9×: ${met ? 'met' : 'not met'}). ` +
+      `Elephant: ${(rate(4) / 1e6).toFixed(0)} MB/s spawn to exit (${goal(4).toFixed(2)}× x-luks on XTS), about ${(payloadRate(4) / 1e6).toFixed(0)} MB/s for the volume alone (${goalP(4).toFixed(2)}×).\n`,
+  );
+  return Object.fromEntries(rows.map((row, i) => [`${row.name} ${row.volume}`, med[i]]));
+}
+
+/** Measures and prints the table (see the top of this file); undefined when cryptsetup or the commands are missing. */
 export async function runDisk(rounds = 9): Promise<Record<string, number> | undefined> {
   const w = await openWorkdir('disk', ['x-luks.js', 'x-disk.js']);
   if (!w) return undefined;
-  const { cs, dir } = w;
-  const xluks = join(w.cli, 'x-luks.js');
-  const xdisk = join(w.cli, 'x-disk.js');
-  const require = createRequire(import.meta.url);
-  const archive = join(dirname(require.resolve('@x/testkit/package.json')), 'fixtures', 'bitlk-images.tar.xz');
   try {
-    execFileSync('tar', ['xJSf', archive, '-C', dir, '--no-same-owner']);
-    const images = join(dir, 'bitlk-images');
-    const conf = readFileSync(join(images, 'images.conf'), 'utf8');
-    const password = (name: string) => new RegExp(`\\[${name}\\][^[]*?\\nPW=(.*)\\n`).exec(conf)![1];
-    const keyFile = async (name: string) => {
-      const pw = join(dir, `${name}.pw`);
-      await writeFile(pw, password(name));
-      const { stdout } = await runCryptsetup([
-        'bitlkDump',
-        '--dump-volume-key',
-        '--key-file',
-        pw,
-        join(images, `${name}.img`),
-      ]);
-      const hex = /(?:MK dump|Volume key):\s*((?:[0-9a-f]{2}\s*)+)/.exec(stdout)![1].replace(/\s+/g, '');
-      const kf = join(dir, `${name}.key`);
-      await writeFile(kf, Buffer.from(hex, 'hex'), { mode: 0o600 });
-      return { kf, pw };
-    };
-    const luks = async (mib: number) => {
-      const made = await makeLuks2Container({
-        cipher: 'aes-xts-plain64',
-        keySize: 256,
-        sectorSize: 512,
-        dataSize: mib * MiB,
-        passphrases: ['x-aes bench'],
-        pbkdf: { type: 'pbkdf2', iterations: 1000 },
-        dir,
-        name: `luks-${mib}`,
-      });
-      const kf = join(dir, `luks-${mib}.key`);
-      await writeFile(kf, made.volumeKey, { mode: 0o600 });
-      return { image: made.path, kf };
-    };
-    process.stderr.write(`disk: making LUKS2 volumes of 100 and 128 MiB with cryptsetup ${cs.version} in ${dir} …\n`);
-    const [l100, l128, xts, cbc, el] = await Promise.all([
-      luks(100),
-      luks(128),
-      keyFile('bitlk-aes-xts-128'),
-      keyFile('bitlk-aes-cbc-128'),
-      keyFile('bitlk-aes-cbc-elephant-128'),
-    ]);
-    const img = (name: string) => join(images, `${name}.img`);
-    const rows = diskRows(xluks, xdisk, img, { l100, l128, xts, cbc, el });
-    const env = { ...process.env };
-    delete env.X_AES_KERNEL; // the default kernel, on its default path
-    delete env.X_AES_NATIVE_X64;
-    const times: number[][] = rows.map(() => []);
-    const payload: number[][] = rows.map(() => []);
-    const kernels = new Set<string>();
-    for (let r = 0; r < rounds; r++) {
-      for (let k = 0; k < rows.length; k++) {
-        const i = (k + r) % rows.length;
-        const out = join(dir, 'out');
-        await rm(out, { force: true });
-        const [file, ...rest] = rows[i].args;
-        const res = await timed(process.execPath, [rows[i].bin, 'decrypt', file, out, ...rest], env);
-        const kernel = /kernel (\S+)/.exec(res.stderr)?.[1];
-        if (kernel) kernels.add(kernel);
-        times[i].push(res.ms);
-        const p = /decrypted .* in ([\d.]+) s/.exec(res.stderr);
-        if (p) payload[i].push(Number(p[1]) * 1000);
-        await rm(out, { force: true });
-      }
-    }
-    const med = times.map(median);
-    const medPayload = payload.map((p) => (p.length > 0 ? median(p) : Number.NaN));
-    const rate = (i: number) => rows[i].bytes / (med[i] / 1000);
-    const payloadRate = (i: number) => rows[i].bytes / (medPayload[i] / 1000);
-    const base = (name: string | undefined) => rows.findIndex((x) => x.name === 'x-luks' && x.volume === name);
-    const table = rows.map((row, i) => {
-      const b = base(row.against);
-      return [
-        `\`${row.name} decrypt\` ${row.args.includes('--volume-key-file') ? '--volume-key-file' : '--passphrase-file'}`,
-        row.volume,
-        (med[i] / 1000).toFixed(2),
-        (rate(i) / 1e6).toFixed(0),
-        b < 0 ? '' : `${(rate(i) / rate(b)).toFixed(2)}×`,
-      ];
-    });
-    console.log(
-      `## x-disk (BitLocker) against x-luks, same kernel (${[...kernels].join(', ')})\n\n` +
-        `median of ${rounds} interleaved rounds; each command timed from spawn to exit (node's start, the unlock, the volume read, decrypted and written to a new file); MB/s = 10^6 bytes/s of volume.\n`,
-    );
-    console.log(markdownTable(['command', 'volume', 's', 'MB/s', '÷ x-luks, same size'], table, 2));
-    const goal = (i: number) => rate(i) / rate(base(rows[i].against));
-    const goalP = (i: number) => payloadRate(i) / payloadRate(base(rows[i].against));
-    const met = goal(1) >= 0.9 && goal(2) >= 0.9;
-    // the commands' own report of the volume's part has 10 ms steps: a rough figure, for Elephant only
-    console.log(
-      `\nx-disk ÷ x-luks, spawn to exit: XTS ${goal(1).toFixed(2)}×, CBC ${goal(2).toFixed(2)}× (goal ≥ 0.9×: ${met ? 'met' : 'not met'}). ` +
-        `Elephant: ${(rate(4) / 1e6).toFixed(0)} MB/s spawn to exit (${goal(4).toFixed(2)}× x-luks on XTS), about ${(payloadRate(4) / 1e6).toFixed(0)} MB/s for the volume alone (${goalP(4).toFixed(2)}×).\n`,
-    );
-    return Object.fromEntries(rows.map((row, i) => [`${row.name} ${row.volume}`, med[i]]));
+    const rows = await prepareDisk(w);
+    return reportDisk(rows, rounds, await measureDisk(rows, rounds, w.dir));
   } finally {
     await w.close();
   }

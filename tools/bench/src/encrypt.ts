@@ -198,6 +198,288 @@ async function verifyPayload(image: string, header: string | undefined, pass: st
   return describe;
 }
 
+/** What every contender works with: the command, its environment, the files of the scratch folder. */
+interface EncryptRun {
+  readonly mib: number;
+  readonly size: number;
+  /** packages/cli/dist/x-luks.js. */
+  readonly bin: string;
+  /** cryptsetup's path. */
+  readonly cryptsetup: string;
+  /** The environment of x-luks: no X_AES_KERNEL, no X_AES_NATIVE_X64 (the default kernel and path). */
+  readonly env: NodeJS.ProcessEnv;
+  readonly plain: string;
+  readonly pass: string;
+  readonly out: string;
+  readonly data: string;
+  readonly hdr: string;
+  readonly scratch: string;
+  readonly dec: string;
+  /** The kernel x-luks decrypt reported in the first round ('?' until then). */
+  kernel: string;
+}
+
+/** The files of the run in `dir`, the plaintext (`size` random bytes) and the passphrase file written. */
+async function prepareRun(dir: string, mib: number, bin: string, cryptsetup: string): Promise<EncryptRun> {
+  const size = mib * MiB;
+  const file = (name: string) => join(dir, name);
+  const env = { ...process.env };
+  delete env.X_AES_KERNEL; // the default kernel, on its default path
+  delete env.X_AES_NATIVE_X64;
+  const run: EncryptRun = {
+    mib,
+    size,
+    bin,
+    cryptsetup,
+    env,
+    plain: file('plain'),
+    pass: file('pass'),
+    out: file('out'),
+    data: file('data'),
+    hdr: file('hdr'),
+    scratch: file('scratch'),
+    dec: file('dec'),
+    kernel: '?',
+  };
+  const fh = await open(run.plain, 'w');
+  try {
+    for (let pos = 0; pos < size; pos += 4 * MiB) await fh.write(randomBytes(Math.min(4 * MiB, size - pos)));
+  } finally {
+    await fh.close();
+  }
+  await writeFile(run.pass, PASSPHRASE, { mode: 0o600 });
+  return run;
+}
+
+/** `x-luks encrypt PLAIN OUT` (then `sync OUT` when `sync`). */
+function xluksContender(run: EncryptRun, name: string, sync: boolean): Contender {
+  const { plain, out, pass } = run;
+  return {
+    name,
+    output: `a new image file (${16 + run.mib} MiB)`,
+    cryptsetup: false,
+    async prepare() {
+      await copyFile(plain, run.scratch);
+      await rm(run.scratch);
+    },
+    async run() {
+      const r = await timed(
+        process.execPath,
+        [run.bin, 'encrypt', plain, out, '--passphrase-file', pass, ...SETTINGS],
+        run.env,
+      );
+      const s = sync ? await timed('sync', [out]) : { ms: 0 };
+      const payload = /encrypted .* in ([\d.]+) s/.exec(r.stderr);
+      return { ms: r.ms + s.ms, payloadMs: payload ? Number(payload[1]) * 1000 : undefined };
+    },
+    verify: () => verifyPayload(out, undefined, pass, plain, run.size),
+    clean: () => rm(out, { force: true }),
+  };
+}
+
+/** x-luks decrypt of cryptsetup's in-file image `data` (cut after the payload) gives the plaintext back. */
+async function checkXluksReads(run: EncryptRun): Promise<void> {
+  const { data, dec, size } = run;
+  const { offset } = await dumpOf(data, undefined);
+  await truncate(data, offset + size); // the rest is the unused 16 MiB
+  const r = await timed(process.execPath, [run.bin, 'decrypt', data, dec, '--passphrase-file', run.pass], run.env);
+  run.kernel = /kernel (\S+)/.exec(r.stderr)?.[1] ?? run.kernel;
+  const same =
+    (await stat(dec)).size === size && (await firstMismatch(dec, 0, run.plain, size, (a, b) => a.equals(b))) < 0;
+  await rm(dec);
+  if (!same) throw new Error(`bench: x-luks decrypt of cryptsetup's image is not the plaintext`);
+}
+
+/** `cryptsetup reencrypt --encrypt … extra` of a fresh copy of the plaintext (`header`: detached). */
+function reencryptContender(
+  run: EncryptRun,
+  name: string,
+  output: string,
+  extra: string[],
+  header: boolean,
+): Contender {
+  const { data, hdr } = run;
+  return {
+    name,
+    output,
+    cryptsetup: true,
+    async prepare() {
+      await rm(hdr, { force: true });
+      await copyFile(run.plain, data);
+      if (!header) await truncate(data, run.size + REDUCE);
+    },
+    async run() {
+      return timed(run.cryptsetup, [
+        'reencrypt',
+        '--encrypt',
+        '--type',
+        'luks2',
+        '--force-offline-reencrypt',
+        ...extra,
+        ...SETTINGS,
+        '--key-file',
+        run.pass,
+        '--batch-mode',
+        '--disable-locks',
+        data,
+      ]);
+    },
+    async verify() {
+      const describe = await verifyPayload(data, header ? hdr : undefined, run.pass, run.plain, run.size);
+      if (!header) await checkXluksReads(run); // and x-luks reads cryptsetup's image
+      return describe;
+    },
+    async clean() {
+      await Promise.all([rm(data, { force: true }), rm(hdr, { force: true })]);
+    },
+  };
+}
+
+/** The rows of the table: x-luks (and then sync), and cryptsetup `version` three ways. */
+function encryptContenders(run: EncryptRun, version: string): Contender[] {
+  return [
+    xluksContender(run, '`x-luks encrypt PLAIN OUT`', false),
+    xluksContender(run, '`x-luks encrypt PLAIN OUT` then `sync OUT`', true),
+    reencryptContender(
+      run,
+      `\`cryptsetup ${version} reencrypt --encrypt --reduce-device-size 32M\``,
+      'the copy, in place, header inside (data moved 16 MiB)',
+      ['--reduce-device-size', `${REDUCE / MiB}M`],
+      false,
+    ),
+    reencryptContender(
+      run,
+      `\`cryptsetup ${version} reencrypt --encrypt --header HDR --resilience none\``,
+      'the copy, in place, detached header',
+      ['--header', run.hdr, '--resilience', 'none'],
+      true,
+    ),
+    reencryptContender(
+      run,
+      `\`cryptsetup ${version} reencrypt --encrypt --header HDR\` (resilience checksum)`,
+      'the same',
+      ['--header', run.hdr],
+      true,
+    ),
+  ];
+}
+
+/** Every contender once per round, in a rotating order; the first round checks every output. */
+async function measureContenders(contenders: readonly Contender[], rounds: number) {
+  const times = contenders.map(() => [] as number[]);
+  const payloadTimes: number[] = [];
+  const volumes = new Set<string>();
+  for (let r = 0; r < rounds; r++) {
+    for (let k = 0; k < contenders.length; k++) {
+      const i = (k + r) % contenders.length; // every command once per round, in a rotating order
+      const c = contenders[i];
+      await c.prepare();
+      await timed('sync', []); // untimed: nobody pays for writing back the copy or the last command's files
+      const res = await c.run();
+      times[i].push(res.ms);
+      if (i === 0 && res.payloadMs !== undefined) payloadTimes.push(res.payloadMs);
+      if (r === 0) volumes.add(await c.verify());
+      await c.clean();
+    }
+    process.stderr.write(
+      `encrypt: round ${r + 1}/${rounds}: ${times.map((t) => `${(t[r] / 1000).toFixed(2)} s`).join(', ')}\n`,
+    );
+  }
+  if (volumes.size !== 1) throw new Error(`bench: the outputs differ in their settings: ${[...volumes].join(' / ')}`);
+  const [volume] = volumes;
+  return { times, payloadTimes, volume };
+}
+
+/** Two decimals rounded down, so that a ratio shown as meeting the goal does meet it. */
+const x = (a: number) => `${(Math.floor(100 * a) / 100).toFixed(2)}×`;
+
+/** The Markdown table and the line above it. */
+function encryptTable(
+  run: EncryptRun,
+  contenders: readonly Contender[],
+  figures: readonly EncryptFigures[],
+  volume: string,
+  rounds: number,
+): string {
+  const path = nativeX64.paths().find((p) => p.available)?.name; // the default path of a process without X_AES_NATIVE_X64
+  const lines = contenders.map((c, i) => [
+    c.name,
+    c.output,
+    figures[i].seconds.toFixed(2),
+    figures[i].fastest.toFixed(2),
+    figures[i].mbps.toFixed(0),
+    c.cryptsetup ? x(figures[0].mbps / figures[i].mbps) : '',
+    c.cryptsetup ? x(figures[1].mbps / figures[i].mbps) : '',
+  ]);
+  const { kernel } = run;
+  const kernelNote = `${kernel}${kernel === 'native-x64' && path ? ` on ${path}` : ''}`;
+  return (
+    `${run.mib} MiB of random plaintext into a LUKS2 volume (${volume}, the same options to both), ` +
+    `median of ${rounds} interleaved rounds; each command timed from spawn to exit; MB/s = 10^6 bytes of plaintext/s; ` +
+    `x-luks on node ${process.versions.node}, default kernel (${kernelNote}).\n\n` +
+    markdownTable(
+      ['command', 'writes', 's (median)', 's (fastest)', 'MB/s', 'x-luks ÷ it', 'x-luks + sync ÷ it'],
+      lines,
+      2,
+    )
+  );
+}
+
+/** Prints the table and the verdict from the measured times; returns what {@link runEncrypt} returns. */
+function reportEncrypt(
+  run: EncryptRun,
+  contenders: readonly Contender[],
+  measured: Awaited<ReturnType<typeof measureContenders>>,
+  rounds: number,
+  started: number,
+): EncryptResult {
+  const { times, payloadTimes, volume } = measured;
+  const { size } = run;
+  const figures = times.map(
+    (t): EncryptFigures => ({
+      seconds: median(t) / 1000,
+      fastest: Math.min(...t) / 1000,
+      mbps: size / 1e6 / (median(t) / 1000),
+    }),
+  );
+  const csRows = contenders.flatMap((c, i) => (c.cryptsetup ? [i] : []));
+  const best = csRows.reduce((a, b) => (figures[b].seconds < figures[a].seconds ? b : a));
+  const ratio = figures[0].mbps / figures[best].mbps;
+  const ratioSynced = figures[1].mbps / figures[best].mbps;
+  const table = encryptTable(run, contenders, figures, volume, rounds);
+  const met = ratio >= 3;
+  console.log(`## Writing volumes: x-luks encrypt against cryptsetup reencrypt --encrypt\n\n${table}\n`);
+  const pm = payloadTimes.length > 0 ? median(payloadTimes) : undefined;
+  console.log(
+    `x-luks ÷ the fastest cryptsetup (${contenders[best].name}): ${x(ratio)} (goal ≥ 3×: ${met ? 'met' : 'not met'}); ` +
+      `with sync OUT: ${x(ratioSynced)}.` +
+      (pm === undefined
+        ? ''
+        : ` Of x-luks's ${figures[0].seconds.toFixed(2)} s, the payload took ${(pm / 1000).toFixed(2)} s by its own report ` +
+          `(${(size / 1e6 / (pm / 1000)).toFixed(0)} MB/s).`),
+  );
+  const seconds = (Date.now() - started) / 1000;
+  console.log(
+    `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}. (${seconds.toFixed(0)} s in all)\n`,
+  );
+  return {
+    mib: run.mib,
+    rounds,
+    volume,
+    rows: Object.fromEntries(contenders.map((c, i) => [c.name, figures[i]])),
+    xluks: figures[0],
+    xluksSynced: figures[1],
+    cryptsetup: { name: contenders[best].name, ...figures[best] },
+    ratio,
+    ratioSynced,
+    met,
+    table,
+    seconds,
+  };
+}
+
 /**
  * Measures and prints the table of `x-luks encrypt` against `cryptsetup reencrypt --encrypt`; returns the
  * figures and the table (undefined when cryptsetup or the built x-luks is missing, or the disk is too full).
@@ -217,7 +499,6 @@ export async function runEncrypt(options: EncryptOptions = {}): Promise<EncryptR
   const w = await openWorkdir('encrypt', ['x-luks.js']);
   if (!w) return undefined;
   const { cs, dir } = w;
-  const bin = join(w.cli, 'x-luks.js');
   const started = Date.now();
   try {
     // the plaintext, cryptsetup's working copy (+ 32 MiB), one x-luks image (+ 16 MiB), a scratch copy, and
@@ -226,201 +507,10 @@ export async function runEncrypt(options: EncryptOptions = {}): Promise<EncryptR
     process.stderr.write(
       `encrypt: ${mib} MiB of random plaintext, x-luks against cryptsetup ${cs.version}, in ${dir} …\n`,
     );
-    const plain = join(dir, 'plain');
-    const pass = join(dir, 'pass');
-    const out = join(dir, 'out');
-    const data = join(dir, 'data');
-    const hdr = join(dir, 'hdr');
-    const scratch = join(dir, 'scratch');
-    const dec = join(dir, 'dec');
-    const fh = await open(plain, 'w');
-    try {
-      for (let pos = 0; pos < size; pos += 4 * MiB) await fh.write(randomBytes(Math.min(4 * MiB, size - pos)));
-    } finally {
-      await fh.close();
-    }
-    await writeFile(pass, PASSPHRASE, { mode: 0o600 });
-
-    const env = { ...process.env };
-    delete env.X_AES_KERNEL; // the default kernel, on its default path
-    delete env.X_AES_NATIVE_X64;
-    let kernel = '?';
-    const path = nativeX64.paths().find((p) => p.available)?.name; // the default path of a process without X_AES_NATIVE_X64
-
-    const xluks = (name: string, sync: boolean): Contender => ({
-      name,
-      output: `a new image file (${16 + mib} MiB)`,
-      cryptsetup: false,
-      async prepare() {
-        await copyFile(plain, scratch);
-        await rm(scratch);
-      },
-      async run() {
-        const r = await timed(
-          process.execPath,
-          [bin, 'encrypt', plain, out, '--passphrase-file', pass, ...SETTINGS],
-          env,
-        );
-        const s = sync ? await timed('sync', [out]) : { ms: 0 };
-        const payload = /encrypted .* in ([\d.]+) s/.exec(r.stderr);
-        return { ms: r.ms + s.ms, payloadMs: payload ? Number(payload[1]) * 1000 : undefined };
-      },
-      verify: () => verifyPayload(out, undefined, pass, plain, size),
-      clean: () => rm(out, { force: true }),
-    });
-    const reencrypt = (name: string, output: string, extra: string[], header: boolean): Contender => ({
-      name,
-      output,
-      cryptsetup: true,
-      async prepare() {
-        await rm(hdr, { force: true });
-        await copyFile(plain, data);
-        if (!header) await truncate(data, size + REDUCE);
-      },
-      async run() {
-        return timed(cs.path!, [
-          'reencrypt',
-          '--encrypt',
-          '--type',
-          'luks2',
-          '--force-offline-reencrypt',
-          ...extra,
-          ...SETTINGS,
-          '--key-file',
-          pass,
-          '--batch-mode',
-          '--disable-locks',
-          data,
-        ]);
-      },
-      async verify() {
-        const describe = await verifyPayload(data, header ? hdr : undefined, pass, plain, size);
-        if (!header) {
-          // and x-luks reads cryptsetup's image: cut after the payload (the rest is the unused 16 MiB)
-          const { offset } = await dumpOf(data, undefined);
-          await truncate(data, offset + size);
-          const r = await timed(process.execPath, [bin, 'decrypt', data, dec, '--passphrase-file', pass], env);
-          kernel = /kernel (\S+)/.exec(r.stderr)?.[1] ?? kernel;
-          const same =
-            (await stat(dec)).size === size && (await firstMismatch(dec, 0, plain, size, (a, b) => a.equals(b))) < 0;
-          await rm(dec);
-          if (!same) throw new Error(`bench: x-luks decrypt of cryptsetup's image is not the plaintext`);
-        }
-        return describe;
-      },
-      async clean() {
-        await Promise.all([rm(data, { force: true }), rm(hdr, { force: true })]);
-      },
-    });
-    const v = cs.version;
-    const contenders: Contender[] = [
-      xluks('`x-luks encrypt PLAIN OUT`', false),
-      xluks('`x-luks encrypt PLAIN OUT` then `sync OUT`', true),
-      reencrypt(
-        `\`cryptsetup ${v} reencrypt --encrypt --reduce-device-size 32M\``,
-        'the copy, in place, header inside (data moved 16 MiB)',
-        ['--reduce-device-size', `${REDUCE / MiB}M`],
-        false,
-      ),
-      reencrypt(
-        `\`cryptsetup ${v} reencrypt --encrypt --header HDR --resilience none\``,
-        'the copy, in place, detached header',
-        ['--header', hdr, '--resilience', 'none'],
-        true,
-      ),
-      reencrypt(
-        `\`cryptsetup ${v} reencrypt --encrypt --header HDR\` (resilience checksum)`,
-        'the same',
-        ['--header', hdr],
-        true,
-      ),
-    ];
-
-    const times = contenders.map(() => [] as number[]);
-    const payloadTimes: number[] = [];
-    const volumes = new Set<string>();
-    for (let r = 0; r < rounds; r++) {
-      for (let k = 0; k < contenders.length; k++) {
-        const i = (k + r) % contenders.length; // every command once per round, in a rotating order
-        const c = contenders[i];
-        await c.prepare();
-        await timed('sync', []); // untimed: nobody pays for writing back the copy or the last command's files
-        const res = await c.run();
-        times[i].push(res.ms);
-        if (i === 0 && res.payloadMs !== undefined) payloadTimes.push(res.payloadMs);
-        if (r === 0) volumes.add(await c.verify());
-        await c.clean();
-      }
-      process.stderr.write(
-        `encrypt: round ${r + 1}/${rounds}: ${times.map((t) => `${(t[r] / 1000).toFixed(2)} s`).join(', ')}\n`,
-      );
-    }
-    if (volumes.size !== 1) throw new Error(`bench: the outputs differ in their settings: ${[...volumes].join(' / ')}`);
-    const [volume] = volumes;
-
-    const figures = times.map(
-      (t): EncryptFigures => ({
-        seconds: median(t) / 1000,
-        fastest: Math.min(...t) / 1000,
-        mbps: size / 1e6 / (median(t) / 1000),
-      }),
-    );
-    const csRows = contenders.flatMap((c, i) => (c.cryptsetup ? [i] : []));
-    const best = csRows.reduce((a, b) => (figures[b].seconds < figures[a].seconds ? b : a));
-    const ratio = figures[0].mbps / figures[best].mbps;
-    const ratioSynced = figures[1].mbps / figures[best].mbps;
-    // two decimals rounded down, so that a ratio shown as meeting the goal does meet it
-    const x = (a: number) => `${(Math.floor(100 * a) / 100).toFixed(2)}×`;
-    const lines = contenders.map((c, i) => [
-      c.name,
-      c.output,
-      figures[i].seconds.toFixed(2),
-      figures[i].fastest.toFixed(2),
-      figures[i].mbps.toFixed(0),
-      c.cryptsetup ? x(figures[0].mbps / figures[i].mbps) : '',
-      c.cryptsetup ? x(figures[1].mbps / figures[i].mbps) : '',
-    ]);
-    const kernelNote = `${kernel}${kernel === 'native-x64' && path ? ` on ${path}` : ''}`;
-    const table =
-      `${mib} MiB of random plaintext into a LUKS2 volume (${volume}, the same options to both), ` +
-      `median of ${rounds} interleaved rounds; each command timed from spawn to exit; MB/s = 10^6 bytes of plaintext/s; ` +
-      `x-luks on node ${process.versions.node}, default kernel (${kernelNote}).\n\n` +
-      markdownTable(
-        ['command', 'writes', 's (median)', 's (fastest)', 'MB/s', 'x-luks ÷ it', 'x-luks + sync ÷ it'],
-        lines,
-        2,
-      );
-    const met = ratio >= 3;
-    console.log(`## Writing volumes: x-luks encrypt against cryptsetup reencrypt --encrypt\n\n${table}\n`);
-    const pm = payloadTimes.length > 0 ? median(payloadTimes) : undefined;
-    console.log(
-      `x-luks ÷ the fastest cryptsetup (${contenders[best].name}): ${x(ratio)} (goal ≥ 3×: ${met ? 'met' : 'not met'}); ` +
-        `with sync OUT: ${x(ratioSynced)}.` +
-        (pm === undefined
-          ? ''
-          : ` Of x-luks's ${figures[0].seconds.toFixed(2)} s, the payload took ${(pm / 1000).toFixed(2)} s by its own report ` +
-            `(${(size / 1e6 / (pm / 1000)).toFixed(0)} MB/s).`),
-    );
-    const seconds = (Date.now() - started) / 1000;
-    console.log(
-      `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, load average ${loadavg()
-        .map((l) => l.toFixed(1))
-        .join(' ')}. (${seconds.toFixed(0)} s in all)\n`,
-    );
-    return {
-      mib,
-      rounds,
-      volume,
-      rows: Object.fromEntries(contenders.map((c, i) => [c.name, figures[i]])),
-      xluks: figures[0],
-      xluksSynced: figures[1],
-      cryptsetup: { name: contenders[best].name, ...figures[best] },
-      ratio,
-      ratioSynced,
-      met,
-      table,
-      seconds,
-    };
+    const run = await prepareRun(dir, mib, join(w.cli, 'x-luks.js'), cs.path);
+    const contenders = encryptContenders(run, cs.version);
+    const measured = await measureContenders(contenders, rounds);
+    return reportEncrypt(run, contenders, measured, rounds, started);
   } finally {
     await w.close();
   }

@@ -102,13 +102,242 @@ async function makeVolume(dir: string, size: number) {
   return { image: made.path, payloadOffset: made.payloadOffset, volumeKey: made.volumeKey, want };
 }
 
+/** What every tool works with: the volume, its copies for cryptsetup, the command and its environment. */
+interface JobRun {
+  /** The scratch folder. */
+  readonly dir: string;
+  readonly size: number;
+  /** packages/cli/dist/x-luks.js. */
+  readonly bin: string;
+  /** cryptsetup's path. */
+  readonly cryptsetup: string;
+  /** The environment of x-luks: no X_AES_KERNEL, no X_AES_NATIVE_X64 (the default kernel and path). */
+  readonly env: NodeJS.ProcessEnv;
+  readonly image: string;
+  readonly imageBytes: number;
+  /** The SHA-256 of the plaintext. */
+  readonly want: string;
+  readonly pass: string;
+  readonly out: string;
+  readonly dataOrig: string;
+  readonly hdrOrig: string;
+  readonly data: string;
+  readonly hdr: string;
+  readonly scratch: string;
+  /** The kernel x-luks reported ('?' until it has run). */
+  kernel: string;
+}
+
+/** Makes the volume of `size` bytes in `dir`, the passphrase file, and cryptsetup's payload copy and header. */
+async function prepareJob(dir: string, size: number, bin: string, cryptsetup: string): Promise<JobRun> {
+  const { image, payloadOffset, volumeKey, want } = await makeVolume(dir, size);
+  const env = { ...process.env };
+  delete env.X_AES_KERNEL; // the default kernel, on its default path
+  delete env.X_AES_NATIVE_X64;
+  const file = (name: string) => join(dir, name);
+  const run: JobRun = {
+    dir,
+    size,
+    bin,
+    cryptsetup,
+    env,
+    image,
+    imageBytes: payloadOffset + size,
+    want,
+    pass: file('pass'),
+    out: file('out'),
+    dataOrig: file('data.orig'),
+    hdrOrig: file('hdr.orig'),
+    data: file('data'),
+    hdr: file('hdr'),
+    scratch: file('scratch'),
+    kernel: '?',
+  };
+  await writeFile(run.pass, PASSPHRASE);
+  // cryptsetup's copy of the payload, and a detached header for it (offset 0, the same volume key).
+  await timed('dd', [
+    `if=${image}`,
+    `of=${run.dataOrig}`,
+    'bs=128K',
+    'iflag=skip_bytes',
+    `skip=${payloadOffset}`,
+    'status=none',
+  ]);
+  await makeDetachedHeader({
+    header: run.hdrOrig,
+    data: run.dataOrig,
+    volumeKey,
+    cipher: 'aes-xts-plain64',
+    sectorSize: 512,
+    keyFile: run.pass,
+  });
+  return run;
+}
+
+/** `x-luks decrypt IMAGE target …extra`; checks the output in the first round when it is a file. */
+const xluksRun =
+  (run: JobRun, target: string, extra: string[]): Tool['run'] =>
+  async (check) => {
+    const r = await timed(
+      process.execPath,
+      [run.bin, 'decrypt', run.image, target, '--passphrase-file', run.pass, ...extra],
+      run.env,
+    );
+    run.kernel = /kernel (\S+)/.exec(r.stderr)?.[1] ?? run.kernel;
+    const payload = /decrypted .* in ([\d.]+) s/.exec(r.stderr);
+    if (check && target === run.out && (await sha256File(run.out)) !== run.want)
+      throw new Error('bench: x-luks output differs from the original data');
+    if (target === run.out) await rm(run.out);
+    return { ms: r.ms, payloadMs: payload ? Number(payload[1]) * 1000 : undefined };
+  };
+
+/** `cryptsetup reencrypt --decrypt …extra` of a fresh copy of the payload and its detached header. */
+const cryptsetupRun =
+  (run: JobRun, extra: string[]): Tool['run'] =>
+  async (check) => {
+    const { data, hdr } = run;
+    await Promise.all([copyFile(run.dataOrig, data), copyFile(run.hdrOrig, hdr)]); // untimed: a fresh copy to decrypt in place
+    const r = await timed(run.cryptsetup, reencryptDecryptArgs(hdr, data, run.pass, extra));
+    if (check && (await sha256File(data)) !== run.want)
+      throw new Error(`bench: cryptsetup ${extra.join(' ')} output differs from the original data`);
+    await Promise.all([rm(data), rm(hdr)]);
+    return { ms: r.ms };
+  };
+
+/** A plain copy of the image to OUT (removed after). */
+const copyRun =
+  (run: JobRun, cmd: string, args: string[]): Tool['run'] =>
+  async () => {
+    const r = await timed(cmd, args);
+    await rm(run.out);
+    return { ms: r.ms };
+  };
+
+/** The rows of the table: x-luks two ways, cryptsetup `version` two ways, dd and cat. */
+function jobTools(run: JobRun, mibs: number, version: string): Tool[] {
+  const { size, image, out, imageBytes } = run;
+  const mib = `${mibs} MiB`;
+  return [
+    {
+      name: 'x-luks decrypt IMAGE OUT',
+      work: `${mib} payload, image → new file`,
+      bytes: size,
+      fresh: true,
+      run: xluksRun(run, out, []),
+    },
+    {
+      name: 'x-luks decrypt IMAGE /dev/null --force',
+      work: 'the same reads and decryption, nothing written',
+      bytes: size,
+      run: xluksRun(run, '/dev/null', ['--force']),
+    },
+    {
+      name: `cryptsetup ${version} reencrypt --decrypt --resilience none`,
+      work: 'the same payload, detached header, in place',
+      bytes: size,
+      run: cryptsetupRun(run, ['--resilience', 'none']),
+    },
+    {
+      name: `cryptsetup ${version} reencrypt --decrypt (default resilience: checksum)`,
+      work: 'the same',
+      bytes: size,
+      run: cryptsetupRun(run, []),
+    },
+    {
+      name: 'dd if=IMAGE of=OUT bs=128K',
+      work: 'image → new file through a user-space buffer, no crypto',
+      bytes: imageBytes,
+      fresh: true,
+      run: copyRun(run, 'dd', [`if=${image}`, `of=${out}`, 'bs=128K', 'status=none']),
+    },
+    {
+      name: 'cat IMAGE > OUT',
+      work: 'image → new file (copy_file_range: one copy, in the kernel)',
+      bytes: imageBytes,
+      fresh: true,
+      run: copyRun(run, 'sh', ['-c', 'cat "$1" > "$2"', 'sh', image, out]),
+    },
+  ];
+}
+
+/** Every tool once per round, in a rotating order (the first round checks the outputs). */
+async function measureTools(run: JobRun, tools: readonly Tool[], rounds: number) {
+  const warm = async () => {
+    await timed('sh', ['-c', 'cat "$1" > "$2"', 'sh', run.image, run.scratch]);
+    await rm(run.scratch);
+  };
+  const times = tools.map(() => [] as number[]);
+  const payloadTimes: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    for (let i = 0; i < tools.length; i++) {
+      const j = (i + r) % tools.length; // every tool once per round, in a rotating order
+      if (tools[j].fresh) await warm();
+      const res = await tools[j].run(r === 0);
+      times[j].push(res.ms);
+      if (j === 0 && res.payloadMs !== undefined) payloadTimes.push(res.payloadMs);
+    }
+    process.stderr.write(
+      `job: round ${r + 1}/${rounds}: ${tools.map((t, i) => `${t.name.split(' ')[0]} ${(times[i][r] / 1000).toFixed(2)} s`).join(', ')}\n`,
+    );
+  }
+  return { times, payloadTimes };
+}
+
+/** Prints the table and the verdict; returns the median milliseconds by tool. */
+function reportJob(
+  run: JobRun,
+  tools: readonly Tool[],
+  { times, payloadTimes }: Awaited<ReturnType<typeof measureTools>>,
+  options: JobOptions,
+  fs: { type: number },
+  started: number,
+): Record<string, number> {
+  const { dir, size, kernel } = run;
+  const mib = `${options.mib} MiB`;
+  const path = nativeX64.paths().find((p) => p.available)?.name; // the default path of a process without X_AES_NATIVE_X64
+  const med = times.map(median);
+  const rate = (i: number) => tools[i].bytes / (med[i] / 1000);
+  const cat = tools.length - 1;
+  const lines = tools.map((t, i) => [
+    i === 0
+      ? `${t.name} (node ${process.versions.node}, kernel ${kernel}${kernel === 'native-x64' && path ? ` on ${path}` : ''})`
+      : t.name,
+    t.work,
+    `${(med[i] / 1000).toFixed(2)} s`,
+    `${(Math.min(...times[i]) / 1000).toFixed(2)} s`,
+    (rate(i) / 1e6).toFixed(0),
+    `${(rate(i) / rate(cat)).toFixed(2)}×`,
+  ]);
+  console.log(
+    `The job: ${mib} of aes-xts-plain64 payload (LUKS2, 512-byte sectors, pbkdf2 1000 iterations) in ${dir} ` +
+      `(${fs.type === 0xef53 ? 'ext4' : `file system type 0x${fs.type.toString(16)}`}); ` +
+      `median of ${options.rounds} interleaved rounds, each tool timed from spawn to exit; MB/s = 10^6 bytes/s.\n`,
+  );
+  console.log(markdownTable(['tool', 'work', 'time (median)', 'fastest', 'MB/s (median)', '÷ cat'], lines, 2));
+  const pm = payloadTimes.length ? median(payloadTimes) : undefined;
+  const ratio = rate(0) / rate(cat);
+  console.log(
+    `\nx-luks ÷ cat: ${ratio.toFixed(2)}× (goal ≥ 0.7×: ${ratio >= 0.7 ? 'met' : 'not met'}).` +
+      (pm === undefined
+        ? ''
+        : ` Of x-luks's ${(med[0] / 1000).toFixed(2)} s, the payload took ${(pm / 1000).toFixed(2)} s ` +
+          `(${(size / 1e6 / (pm / 1000)).toFixed(0)} MB/s, its own timing); the rest is node's start, loading ` +
+          'the modules and unlocking the keyslot.'),
+  );
+  console.log(
+    `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, load average ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')}. (${((Date.now() - started) / 1000).toFixed(0)} s, making the volume included)\n`,
+  );
+  return Object.fromEntries(tools.map((t, i) => [t.name, med[i]]));
+}
+
 /** Measures and prints the job table; returns the median milliseconds by tool (undefined when skipped). */
 export async function runJob(options: JobOptions): Promise<Record<string, number> | undefined> {
   const size = options.mib * MiB;
   const w = await openWorkdir('job', ['x-luks.js']);
   if (!w) return undefined;
   const { cs, dir } = w;
-  const bin = join(w.cli, 'x-luks.js');
   const started = Date.now();
   try {
     // The image, a payload copy, a working copy for cryptsetup and one output at a time, with room to spare.
@@ -117,169 +346,9 @@ export async function runJob(options: JobOptions): Promise<Record<string, number
     process.stderr.write(
       `job: making a ${options.mib} MiB LUKS2 aes-xts-plain64 volume with cryptsetup ${cs.version} in ${dir} …\n`,
     );
-    const { image, payloadOffset, volumeKey, want } = await makeVolume(dir, size);
-    const imageBytes = payloadOffset + size;
-    const pass = join(dir, 'pass');
-    const out = join(dir, 'out');
-    const dataOrig = join(dir, 'data.orig');
-    const hdrOrig = join(dir, 'hdr.orig');
-    const data = join(dir, 'data');
-    const hdr = join(dir, 'hdr');
-    await writeFile(pass, PASSPHRASE);
-
-    // cryptsetup's copy of the payload, and a detached header for it (offset 0, the same volume key).
-    await timed('dd', [
-      `if=${image}`,
-      `of=${dataOrig}`,
-      'bs=128K',
-      'iflag=skip_bytes',
-      `skip=${payloadOffset}`,
-      'status=none',
-    ]);
-    await makeDetachedHeader({
-      header: hdrOrig,
-      data: dataOrig,
-      volumeKey,
-      cipher: 'aes-xts-plain64',
-      sectorSize: 512,
-      keyFile: pass,
-    });
-
-    const env = { ...process.env };
-    delete env.X_AES_KERNEL; // the default kernel, on its default path
-    delete env.X_AES_NATIVE_X64;
-    let kernel = '?';
-    const path = nativeX64.paths().find((p) => p.available)?.name; // the default path of a process without X_AES_NATIVE_X64
-    const xluks =
-      (target: string, extra: string[]): Tool['run'] =>
-      async (check) => {
-        const r = await timed(
-          process.execPath,
-          [bin, 'decrypt', image, target, '--passphrase-file', pass, ...extra],
-          env,
-        );
-        kernel = /kernel (\S+)/.exec(r.stderr)?.[1] ?? kernel;
-        const payload = /decrypted .* in ([\d.]+) s/.exec(r.stderr);
-        if (check && target === out && (await sha256File(out)) !== want)
-          throw new Error('bench: x-luks output differs from the original data');
-        if (target === out) await rm(out);
-        return { ms: r.ms, payloadMs: payload ? Number(payload[1]) * 1000 : undefined };
-      };
-    const cryptsetup =
-      (extra: string[]): Tool['run'] =>
-      async (check) => {
-        await Promise.all([copyFile(dataOrig, data), copyFile(hdrOrig, hdr)]); // untimed: a fresh copy to decrypt in place
-        const r = await timed(cs.path, reencryptDecryptArgs(hdr, data, pass, extra));
-        if (check && (await sha256File(data)) !== want)
-          throw new Error(`bench: cryptsetup ${extra.join(' ')} output differs from the original data`);
-        await Promise.all([rm(data), rm(hdr)]);
-        return { ms: r.ms };
-      };
-    const copy =
-      (cmd: string, args: string[]): Tool['run'] =>
-      async () => {
-        const r = await timed(cmd, args);
-        await rm(out);
-        return { ms: r.ms };
-      };
-    const scratch = join(dir, 'scratch');
-    const warm = async () => {
-      await timed('sh', ['-c', 'cat "$1" > "$2"', 'sh', image, scratch]);
-      await rm(scratch);
-    };
-    const mib = `${options.mib} MiB`;
-    const tools: Tool[] = [
-      {
-        name: 'x-luks decrypt IMAGE OUT',
-        work: `${mib} payload, image → new file`,
-        bytes: size,
-        fresh: true,
-        run: xluks(out, []),
-      },
-      {
-        name: 'x-luks decrypt IMAGE /dev/null --force',
-        work: 'the same reads and decryption, nothing written',
-        bytes: size,
-        run: xluks('/dev/null', ['--force']),
-      },
-      {
-        name: `cryptsetup ${cs.version} reencrypt --decrypt --resilience none`,
-        work: 'the same payload, detached header, in place',
-        bytes: size,
-        run: cryptsetup(['--resilience', 'none']),
-      },
-      {
-        name: `cryptsetup ${cs.version} reencrypt --decrypt (default resilience: checksum)`,
-        work: 'the same',
-        bytes: size,
-        run: cryptsetup([]),
-      },
-      {
-        name: 'dd if=IMAGE of=OUT bs=128K',
-        work: 'image → new file through a user-space buffer, no crypto',
-        bytes: imageBytes,
-        fresh: true,
-        run: copy('dd', [`if=${image}`, `of=${out}`, 'bs=128K', 'status=none']),
-      },
-      {
-        name: 'cat IMAGE > OUT',
-        work: 'image → new file (copy_file_range: one copy, in the kernel)',
-        bytes: imageBytes,
-        fresh: true,
-        run: copy('sh', ['-c', 'cat "$1" > "$2"', 'sh', image, out]),
-      },
-    ];
-
-    const times = tools.map(() => [] as number[]);
-    const payloadTimes: number[] = [];
-    for (let r = 0; r < options.rounds; r++) {
-      for (let i = 0; i < tools.length; i++) {
-        const j = (i + r) % tools.length; // every tool once per round, in a rotating order
-        if (tools[j].fresh) await warm();
-        const res = await tools[j].run(r === 0);
-        times[j].push(res.ms);
-        if (j === 0 && res.payloadMs !== undefined) payloadTimes.push(res.payloadMs);
-      }
-      process.stderr.write(
-        `job: round ${r + 1}/${options.rounds}: ${tools.map((t, i) => `${t.name.split(' ')[0]} ${(times[i][r] / 1000).toFixed(2)} s`).join(', ')}\n`,
-      );
-    }
-
-    const med = times.map(median);
-    const rate = (i: number) => tools[i].bytes / (med[i] / 1000);
-    const cat = tools.length - 1;
-    const lines = tools.map((t, i) => [
-      i === 0
-        ? `${t.name} (node ${process.versions.node}, kernel ${kernel}${kernel === 'native-x64' && path ? ` on ${path}` : ''})`
-        : t.name,
-      t.work,
-      `${(med[i] / 1000).toFixed(2)} s`,
-      `${(Math.min(...times[i]) / 1000).toFixed(2)} s`,
-      (rate(i) / 1e6).toFixed(0),
-      `${(rate(i) / rate(cat)).toFixed(2)}×`,
-    ]);
-    console.log(
-      `The job: ${mib} of aes-xts-plain64 payload (LUKS2, 512-byte sectors, pbkdf2 1000 iterations) in ${dir} ` +
-        `(${fs.type === 0xef53 ? 'ext4' : `file system type 0x${fs.type.toString(16)}`}); ` +
-        `median of ${options.rounds} interleaved rounds, each tool timed from spawn to exit; MB/s = 10^6 bytes/s.\n`,
-    );
-    console.log(markdownTable(['tool', 'work', 'time (median)', 'fastest', 'MB/s (median)', '÷ cat'], lines, 2));
-    const pm = payloadTimes.length ? median(payloadTimes) : undefined;
-    const ratio = rate(0) / rate(cat);
-    console.log(
-      `\nx-luks ÷ cat: ${ratio.toFixed(2)}× (goal ≥ 0.7×: ${ratio >= 0.7 ? 'met' : 'not met'}).` +
-        (pm === undefined
-          ? ''
-          : ` Of x-luks's ${(med[0] / 1000).toFixed(2)} s, the payload took ${(pm / 1000).toFixed(2)} s ` +
-            `(${(size / 1e6 / (pm / 1000)).toFixed(0)} MB/s, its own timing); the rest is node's start, loading ` +
-            'the modules and unlocking the keyslot.'),
-    );
-    console.log(
-      `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, load average ${loadavg()
-        .map((x) => x.toFixed(1))
-        .join(' ')}. (${((Date.now() - started) / 1000).toFixed(0)} s, making the volume included)\n`,
-    );
-    return Object.fromEntries(tools.map((t, i) => [t.name, med[i]]));
+    const run = await prepareJob(dir, size, join(w.cli, 'x-luks.js'), cs.path);
+    const tools = jobTools(run, options.mib, cs.version);
+    return reportJob(run, tools, await measureTools(run, tools, options.rounds), options, fs, started);
   } finally {
     await w.close();
   }

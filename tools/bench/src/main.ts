@@ -1,7 +1,7 @@
 /**
  * The benchmarks behind the README's tables, side by side in one process with interleaved rounds: each
  * round measures every contender once, and a table reports each contender's median round, so that a slow
- * phase of the machine hits all of them alike. Eight tables:
+ * phase of the machine hits all of them alike. Nine tables:
  *
  * - openssl (./openssl.ts): the native-x64 kernel on both its paths (vaes, aesni), native-x64 and
  *   wasm-simd128 through @x/cbc and @x/xts, node:crypto, and `openssl speed` run as a child process, each
@@ -23,9 +23,12 @@
  *   ways (header in the file; detached header, resilience none and checksum), with the ratio to the fastest
  *   (needs cryptsetup and the built x-luks; about 1.5 GiB of temporary files while it runs);
  * - threads (./threads.ts): `x-luks decrypt --threads 1` against `--threads 2` of a 256 MiB LUKS2 volume on
- *   the wasm-simd128 kernel, with how much two busy threads get done against one on this machine.
+ *   the wasm-simd128 kernel, with how much two busy threads get done against one on this machine;
+ * - startup (./startup.ts): the commands' start-up, spawn to exit, against `node -e 0`: `x-disk --version`,
+ *   `x-disk --help`, `x-luks --help`, `x-disk dump` of a LUKS2, a BitLocker and a FileVault 2 image, and
+ *   `cryptsetup luksDump` when cryptsetup is installed (needs the built commands, not cryptsetup).
  *
- *   npm run bench                   all eight tables (about 15 minutes on 2 cores)
+ *   npm run bench                   all nine tables (about 15 minutes on 2 cores)
  *   npm run bench -- --openssl      only the OpenSSL table (about 3 minutes)
  *   npm run bench -- --modes        only the CTR / GCM / HCTR2 table (about 2 minutes)
  *   npm run bench -- --adiantum     only the Adiantum / HPolyC table (about 1 minute)
@@ -34,13 +37,18 @@
  *   npm run bench -- --disk         only x-disk against x-luks (about 1 minute)
  *   npm run bench -- --encrypt      only x-luks encrypt against cryptsetup reencrypt --encrypt (about 1 minute)
  *   npm run bench -- --threads      only x-luks decrypt --threads 1 against 2, wasm-simd128 (about 1 minute)
+ *   npm run bench -- --startup      only the commands' start-up against node -e 0 (about 30 seconds)
+ *   npm run bench -- --xts-vs-cbc   XTS against CBC decryptSectors on wasm-simd128, through @x/xts and @x/cbc
+ *                                   (a few seconds; not part of the full run: @x/aes-wasm-kernel's README)
  *   npm start                       the library table's short form (under a minute)
  *   npm run bench -- --json         also print the raw numbers (bytes/s; ms for the job) as JSON
  *   npm run bench -- --baseline DIR
  *                                   the library table before and after: every @x kernel of this tree against
  *                                   the same kernel of another built checkout DIR (e.g. a git worktree of an
  *                                   older commit), row by row, interleaved in this one process; the other
- *                                   libraries are left out
+ *                                   libraries are left out. With --modes, the modes table (CTR, GCM, HCTR2)
+ *                                   the same way (this tree's @x/ctr, @x/gcm, @x/hctr2 against DIR's); with
+ *                                   --startup, the start-up table adds DIR's commands, interleaved
  */
 import path from 'node:path';
 import { runAdiantum } from './adiantum.js';
@@ -48,9 +56,11 @@ import { runDisk } from './disk.js';
 import { runEncrypt } from './encrypt.js';
 import { runJob } from './job.js';
 import { runLibraries } from './libraries.js';
-import { runModes } from './modes.js';
-import { runThreads } from './threads.js';
+import { runModes, runModesBaseline } from './modes.js';
 import { runOpenssl } from './openssl.js';
+import { runStartup } from './startup.js';
+import { runThreads } from './threads.js';
+import { runXtsVsCbc } from './xts-vs-cbc.js';
 
 const argv = process.argv.slice(2);
 const args = new Set(argv);
@@ -69,17 +79,20 @@ const picked = [
   '--disk',
   '--encrypt',
   '--threads',
+  '--startup',
+  '--xts-vs-cbc',
 ].filter((a) => args.has(a));
 const all = picked.length === 0 && !short && baseline === undefined;
+const baselineDir = baseline && path.resolve(baseline);
 const want = (name: string) => all || args.has(name);
 
 const started = Date.now();
 const json: Record<string, unknown> = {};
 if (want('--openssl')) json.openssl = runOpenssl();
-if (want('--modes')) json.modes = runModes();
+if (want('--modes')) json.modes = baselineDir ? await runModesBaseline(baselineDir) : runModes();
 if (want('--adiantum')) json.adiantum = runAdiantum();
-if (want('--libraries') || short || baseline !== undefined) {
-  json.libraries = await runLibraries({ short, baselineDir: baseline && path.resolve(baseline) });
+if (want('--libraries') || short || (baseline !== undefined && picked.length === 0)) {
+  json.libraries = await runLibraries({ short, baselineDir });
 }
 if (want('--job')) json.job = await runJob({ mib: jobMib, rounds: 5 });
 if (want('--disk')) json.disk = await runDisk();
@@ -89,5 +102,7 @@ if (want('--threads')) {
   if (t) console.log(t.table);
   json.threads = t && { rows: t.rows, ratio: t.ratio, cpuScaling: t.cpuScaling };
 }
+if (want('--startup')) json.startup = await runStartup({ baselineDir });
+if (args.has('--xts-vs-cbc')) json.xtsVsCbc = runXtsVsCbc(); // not part of the full run
 if (picked.length !== 1 && !short) console.log(`(all: ${((Date.now() - started) / 1000).toFixed(0)} s)`);
 if (args.has('--json')) console.log(JSON.stringify(json, null, 2));

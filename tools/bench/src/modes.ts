@@ -11,12 +11,16 @@
 //   8 KiB messages); goal for native-x64 ≤ 1.0 c/b. The clock is measured, not assumed: src/clock.c (a
 //   chain of dependent one-cycle additions, compiled with the system's cc and run as a child process
 //   between rows) gives the core's clock under load, turbo included.
+//
+// With a baseline checkout (`--baseline DIR`, built), {@link runModesBaseline}: the same rows on every @x
+// kernel of this tree against the same kernel through DIR's @x/ctr, @x/gcm and @x/hctr2, interleaved in
+// the same rounds, as the library table does; the other libraries, OpenSSL and the clock left out.
 import { execFileSync } from 'node:child_process';
 import { type CipherGCMTypes, createCipheriv, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ctr as nobleCtr, gcm as nobleGcm } from '@noble/ciphers/aes.js';
 import * as cbc from '@x/cbc';
 import * as ctr from '@x/ctr';
@@ -30,6 +34,24 @@ const MAX_TIME = 0.15;
 const KERNELS = ctr.kernels();
 const OPENSSL = 'OpenSSL speed';
 const ECB = 'wasm-simd128 ECB';
+
+/** The mode APIs a row calls: this tree's, or (with a baseline) those built in another checkout. */
+interface Modes {
+  readonly newCtr: typeof ctr.newCtr;
+  readonly newGcm: typeof gcm.newGcm;
+  readonly newHctr2: typeof hctr2.newHctr2;
+}
+const here: Modes = { newCtr: ctr.newCtr, newGcm: gcm.newGcm, newHctr2: hctr2.newHctr2 };
+/** The baseline's APIs, while {@link runModesBaseline} runs. */
+let before: Modes | undefined;
+const BEFORE = ' (before)';
+
+/** For an @x contender (a kernel of this tree, or `<kernel> (before)` of the baseline): its APIs and kernel. */
+function ours(who: string): { api: Modes; kernel: string } | undefined {
+  if (KERNELS.includes(who)) return { api: here, kernel: who };
+  if (before && who.endsWith(BEFORE)) return { api: before, kernel: who.slice(0, -BEFORE.length) };
+  return undefined;
+}
 
 interface Row {
   label: string;
@@ -54,8 +76,9 @@ function ctrRow(keyBits: number, bytes: number): Row {
     bytes,
     openssl: [`aes-${keyBits}-ctr`, '-bytes', String(bytes)],
     make(who) {
-      if (KERNELS.includes(who)) {
-        const c = ctr.newCtr(key, { kernel: who });
+      const x = ours(who);
+      if (x) {
+        const c = x.api.newCtr(key, { kernel: x.kernel });
         return { run: () => c.xorKeyStream(dst, src, iv), dispose: () => c.dispose() };
       }
       if (who === ECB) {
@@ -85,8 +108,9 @@ function gcmRow(keyBits: number, bytes: number): Row {
     bytes,
     openssl: [`aes-${keyBits}-gcm`, '-bytes', String(bytes)],
     make(who) {
-      if (KERNELS.includes(who)) {
-        const g = gcm.newGcm(key, { kernel: who });
+      const x = ours(who);
+      if (x) {
+        const g = x.api.newGcm(key, { kernel: x.kernel });
         return { run: () => g.seal(dst, nonce, src), dispose: () => g.dispose() };
       }
       if (who === 'node:crypto') {
@@ -116,8 +140,9 @@ function hctr2Row(keyBits: number, bytes: number): Row {
     keyBits,
     bytes,
     make(who) {
-      if (!KERNELS.includes(who)) return undefined;
-      const h = hctr2.newHctr2(key, { kernel: who });
+      const x = ours(who);
+      if (!x) return undefined;
+      const h = x.api.newHctr2(key, { kernel: x.kernel });
       return { run: () => h.encrypt(dst, src, tweak), dispose: () => h.dispose() };
     },
   };
@@ -211,4 +236,44 @@ export function runModes(): Record<string, unknown> {
   );
   console.log(`\n(${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
   return { results, clock };
+}
+
+/**
+ * The modes table before and after: every row (CTR and GCM seal 16 KiB, HCTR2 encrypt 8 KiB, AES-128 and
+ * AES-256) on each @x kernel that this tree and the built checkout `baselineDir` both have, this tree's
+ * @x/ctr, @x/gcm and @x/hctr2 against DIR's, interleaved in the same rounds; medians in bytes per second.
+ */
+export async function runModesBaseline(baselineDir: string): Promise<Record<string, unknown>> {
+  const started = Date.now();
+  const load = (pkg: string) => import(pathToFileURL(path.join(baselineDir, 'packages', pkg, 'dist', 'index.js')).href);
+  const [c, g, h] = await Promise.all([load('ctr'), load('gcm'), load('hctr2')]);
+  before = { newCtr: c.newCtr, newGcm: g.newGcm, newHctr2: h.newHctr2 };
+  // a kernel new in this tree has no "before"
+  const theirs: string[] = c.kernels();
+  const compared = KERNELS.filter((k) => theirs.includes(k));
+  const contenders = compared.flatMap((k) => [`${k}${BEFORE}`, k]);
+  const results: Record<string, Record<string, number | undefined>> = {};
+  const lines: string[][] = [];
+  console.log(`before: ${baselineDir}; after: this tree\n`);
+  try {
+    for (const keyBits of [128, 256]) {
+      for (const row of [ctrRow(keyBits, 16384), gcmRow(keyBits, 16384), hctr2Row(keyBits, 8192)]) {
+        const r = measureRow(row, contenders, false);
+        results[`${row.label} AES-${keyBits}`] = r;
+        process.stderr.write(`. ${row.label} AES-${keyBits}\n`);
+        const change = compared.map((k) => ratio2(r[k], r[`${k}${BEFORE}`]));
+        lines.push([row.label, String(keyBits), ...contenders.map((x) => mbps(r[x])), ...change]);
+      }
+    }
+  } finally {
+    before = undefined;
+  }
+  console.log(
+    `${cpus()[0]?.model.trim() ?? 'unknown CPU'} (${cpus().length} cores), Node ${process.version}. ` +
+      `MB/s (10^6 bytes/s), median of ${ROUNDS} interleaved rounds; higher is better.\n`,
+  );
+  const header = ['operation', 'AES', ...contenders, ...compared.map((k) => `${k} after ÷ before`)];
+  console.log(markdownTable(header, lines, 2));
+  console.log(`\n(${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
+  return { results };
 }

@@ -62,6 +62,66 @@ export interface ThreadsResult {
   readonly table: string;
 }
 
+/** What one `x-luks decrypt --threads N` of the volume needs. */
+interface DecryptRun {
+  readonly bin: string;
+  readonly image: string;
+  /** The volume's plaintext, to check the output against. */
+  readonly original: Uint8Array;
+  readonly keyFile: string;
+  readonly out: string;
+  readonly env: NodeJS.ProcessEnv;
+}
+
+/**
+ * `x-luks decrypt --threads n` into a new file (removed after): ms from spawn to exit and its own volume
+ * time; checks the kernel and the thread count it reports and, when `check`, the bytes it wrote.
+ */
+async function decryptOnce(run: DecryptRun, n: number, check: boolean): Promise<{ ms: number; volumeMs?: number }> {
+  const { out } = run;
+  await rm(out, { force: true });
+  const args = [run.bin, 'decrypt', run.image, out, '--volume-key-file', run.keyFile, '--threads', String(n)];
+  const res = await timed(process.execPath, args, run.env);
+  const kernel = /kernel (\S+)/.exec(res.stderr)?.[1];
+  if (kernel !== KERNEL) throw new Error(`bench: threads: x-luks used kernel ${kernel}, not ${KERNEL}`);
+  const on = /\((\d+) threads\)/.exec(res.stderr)?.[1];
+  if (Number(on ?? 1) !== n) throw new Error(`bench: threads: --threads ${n} ran on ${on ?? 1}: ${res.stderr}`);
+  const v = /decrypted .* in ([\d.]+) s/.exec(res.stderr);
+  if (check && !(await readFile(out)).equals(run.original))
+    throw new Error(`bench: threads: --threads ${n} wrote other bytes than the volume holds`);
+  await rm(out, { force: true });
+  return { ms: res.ms, volumeMs: v ? Number(v[1]) * 1000 : undefined };
+}
+
+/** The table and the verdict under it. */
+function threadsTable(
+  rows: readonly ThreadsRow[],
+  two: ThreadsRow,
+  cpuScaling: number,
+  mib: number,
+  rounds: number,
+): string {
+  return (
+    `## x-luks decrypt --threads N, kernel ${KERNEL}, ${availableParallelism()} cores\n\n` +
+    `LUKS2 aes-xts-plain64 (512-bit key, 4096-byte sectors), ${mib} MiB, --volume-key-file, to a new file in ${tmpdir()}; ` +
+    `median of ${rounds} interleaved rounds; MB/s = 10^6 bytes/s of volume; load average before: ${loadavg()[0].toFixed(2)}.\n\n` +
+    markdownTable(
+      ['--threads', 's, spawn to exit', 'MB/s', '÷ 1 thread', 'MB/s, volume alone', '÷ 1 thread'],
+      rows.map((row) => [
+        String(row.threads),
+        (row.ms / 1000).toFixed(2),
+        row.mbps.toFixed(0),
+        `${row.ratio.toFixed(2)}×`,
+        row.volumeMbps.toFixed(0),
+        `${row.volumeRatio.toFixed(2)}×`,
+      ]),
+      1,
+    ) +
+    `\n\n2 threads ÷ 1: ${two.ratio.toFixed(2)}× spawn to exit, ${two.volumeRatio.toFixed(2)}× for the volume alone (goal ≥ 1.6×: ${two.ratio >= 1.6 ? 'met' : 'not met'}). ` +
+    `Two busy threads got ${cpuScaling.toFixed(2)}× the work of one done in the same rounds (2.00× on two idle cores): the ceiling on this run.\n`
+  );
+}
+
 /**
  * Times `x-luks decrypt --threads N` for each N, interleaved (see the top of this file). Undefined, with a
  * line saying why, where cryptsetup or the built command is missing.
@@ -98,7 +158,7 @@ export async function runThreads(options: ThreadsOptions = {}): Promise<ThreadsR
     await writeFile(keyFile, volume.volumeKey, { mode: 0o600 });
     const env: NodeJS.ProcessEnv = { ...process.env, X_AES_KERNEL: KERNEL };
     delete env.X_AES_NATIVE_X64;
-    const out = join(dir, 'out');
+    const run: DecryptRun = { bin, image: volume.path, original: volume.original, keyFile, out: join(dir, 'out'), env };
     const bytes = mib * MiB;
     const times: number[][] = counts.map(() => []);
     const volumeTimes: number[][] = counts.map(() => []);
@@ -108,20 +168,9 @@ export async function runThreads(options: ThreadsOptions = {}): Promise<ThreadsR
       spins[1].push(await spin(2));
       for (let k = 0; k < counts.length; k++) {
         const i = (k + r) % counts.length;
-        await rm(out, { force: true });
-        const args = [bin, 'decrypt', volume.path, out, '--volume-key-file', keyFile, '--threads', String(counts[i])];
-        const res = await timed(process.execPath, args, env);
-        const kernel = /kernel (\S+)/.exec(res.stderr)?.[1];
-        if (kernel !== KERNEL) throw new Error(`bench: threads: x-luks used kernel ${kernel}, not ${KERNEL}`);
-        const on = /\((\d+) threads\)/.exec(res.stderr)?.[1];
-        if (Number(on ?? 1) !== counts[i])
-          throw new Error(`bench: threads: --threads ${counts[i]} ran on ${on ?? 1}: ${res.stderr}`);
+        const res = await decryptOnce(run, counts[i], r < counts.length);
         times[i].push(res.ms);
-        const v = /decrypted .* in ([\d.]+) s/.exec(res.stderr);
-        if (v) volumeTimes[i].push(Number(v[1]) * 1000);
-        if (r < counts.length && !(await readFile(out)).equals(volume.original))
-          throw new Error(`bench: threads: --threads ${counts[i]} wrote other bytes than the volume holds`);
-        await rm(out, { force: true });
+        if (res.volumeMs !== undefined) volumeTimes[i].push(res.volumeMs);
       }
     }
     const med = times.map(median);
@@ -137,24 +186,7 @@ export async function runThreads(options: ThreadsOptions = {}): Promise<ThreadsR
     }));
     const two = rows.find((row) => row.threads === 2) ?? rows[rows.length - 1];
     const cpuScaling = (2 * median(spins[0])) / median(spins[1]);
-    const table =
-      `## x-luks decrypt --threads N, kernel ${KERNEL}, ${availableParallelism()} cores\n\n` +
-      `LUKS2 aes-xts-plain64 (512-bit key, 4096-byte sectors), ${mib} MiB, --volume-key-file, to a new file in ${tmpdir()}; ` +
-      `median of ${rounds} interleaved rounds; MB/s = 10^6 bytes/s of volume; load average before: ${loadavg()[0].toFixed(2)}.\n\n` +
-      markdownTable(
-        ['--threads', 's, spawn to exit', 'MB/s', '÷ 1 thread', 'MB/s, volume alone', '÷ 1 thread'],
-        rows.map((row) => [
-          String(row.threads),
-          (row.ms / 1000).toFixed(2),
-          row.mbps.toFixed(0),
-          `${row.ratio.toFixed(2)}×`,
-          row.volumeMbps.toFixed(0),
-          `${row.volumeRatio.toFixed(2)}×`,
-        ]),
-        1,
-      ) +
-      `\n\n2 threads ÷ 1: ${two.ratio.toFixed(2)}× spawn to exit, ${two.volumeRatio.toFixed(2)}× for the volume alone (goal ≥ 1.6×: ${two.ratio >= 1.6 ? 'met' : 'not met'}). ` +
-      `Two busy threads got ${cpuScaling.toFixed(2)}× the work of one done in the same rounds (2.00× on two idle cores): the ceiling on this run.\n`;
+    const table = threadsTable(rows, two, cpuScaling, mib, rounds);
     return { rows, ratio: two.ratio, cpuScaling, table };
   } finally {
     await w.close();
