@@ -111,6 +111,39 @@ const stretchProblem = (limits: KdfLimits) => (p: Protector) => {
   return message === undefined ? undefined : { message, runtime: false };
 };
 
+/** The key of a protector from the secret given, or undefined when the secret is not for that protector. */
+type KeyFor = (p: Protector) => Uint8Array | undefined;
+
+/**
+ * The VMK from the first protector of `kind` whose key (`keyFor`, wiped once used) opens its copy, after the
+ * stretch of a password or recovery password is checked against the limits.
+ */
+function tryProtectorsOf(
+  m: Metadata,
+  kind: Protector['protection'],
+  keyFor: KeyFor,
+  wrong: string,
+  kernel: string | undefined,
+  limits: KdfLimits,
+): Unlocked {
+  const candidates = m.protectors.filter((p) => p.protection === kind && p.vmk);
+  if (candidates.length === 0)
+    throw new BitlockerError(`@x/bitlocker: the volume has no ${kind} protector (it has: ${describeKinds(m)})`);
+  const stretched = kind === 'password' || kind === 'recovery password';
+  const { ok } = stretched ? triable(candidates, stretchProblem(limits), false, PREFIX, errors) : { ok: candidates };
+  for (const p of ok) {
+    const key = keyFor(p);
+    if (!key) continue;
+    try {
+      const vmk = unseal(key, p.vmk!, kernel, `VMK ${p.guid}`);
+      if (vmk) return { vmk, protector: p };
+    } finally {
+      key.fill(0);
+    }
+  }
+  throw new WrongPassphraseError(`@x/bitlocker: ${wrong}`);
+}
+
 /**
  * Recovers the VMK with `secret` (or the clear key when `secret` has none) from the protectors of `m`.
  *
@@ -123,28 +156,8 @@ export function unlockVmk(
   kernel: string | undefined,
   limits: KdfLimits = kdfLimits({}, PREFIX),
 ): Unlocked {
-  const tryProtectors = (
-    kind: Protector['protection'],
-    keyFor: (p: Protector) => Uint8Array | undefined,
-    wrong: string,
-  ): Unlocked => {
-    const candidates = m.protectors.filter((p) => p.protection === kind && p.vmk);
-    if (candidates.length === 0)
-      throw new BitlockerError(`@x/bitlocker: the volume has no ${kind} protector (it has: ${describeKinds(m)})`);
-    const stretched = kind === 'password' || kind === 'recovery password';
-    const { ok } = stretched ? triable(candidates, stretchProblem(limits), false, PREFIX, errors) : { ok: candidates };
-    for (const p of ok) {
-      const key = keyFor(p);
-      if (!key) continue;
-      try {
-        const vmk = unseal(key, p.vmk!, kernel, `VMK ${p.guid}`);
-        if (vmk) return { vmk, protector: p };
-      } finally {
-        key.fill(0);
-      }
-    }
-    throw new WrongPassphraseError(`@x/bitlocker: ${wrong}`);
-  };
+  const tryProtectors = (kind: Protector['protection'], keyFor: KeyFor, wrong: string) =>
+    tryProtectorsOf(m, kind, keyFor, wrong, kernel, limits);
 
   if (secret.passphrase !== undefined) {
     const initial = passwordInitial(passwordText(secret.passphrase));
