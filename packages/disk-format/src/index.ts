@@ -51,6 +51,7 @@ export {
   hex,
   jsonSafe,
   orList,
+  secretBytes,
   sizeText,
   toBase64,
   u16be,

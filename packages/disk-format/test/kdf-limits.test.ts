@@ -1,4 +1,4 @@
-// The limits every format puts on the key derivations a header asks for (the options, their defaults and
+// secretBytes, and the limits every format puts on the key derivations a header asks for (the options, their defaults and
 // checks, the messages, which candidates are tried), and formatErrors, the classes a format package exports.
 import { totalmem } from 'node:os';
 import { describe, expect, it } from 'vitest';
@@ -14,6 +14,7 @@ import {
   kdfProblemError,
   MAX_ARGON2_MEMORY,
   notTried,
+  secretBytes,
   triable,
   WrongPassphraseError,
   WrongSecretError,
@@ -135,5 +136,18 @@ describe('triable and the errors', () => {
     expect(h).not.toBeInstanceOf(errors.WrongPassphraseError);
     expect(new other.HeaderError('x')).not.toBeInstanceOf(errors.HeaderError);
     expect(() => formatErrors('', 'X')).toThrow(TypeError);
+  });
+});
+
+describe('secretBytes', () => {
+  it('a string as UTF-8, bytes as a copy; anything else a TypeError naming the secret', () => {
+    expect(secretBytes('pä', 'passphrase', '@x/t')).toEqual(Uint8Array.of(0x70, 0xc3, 0xa4));
+    const given = Uint8Array.of(1, 2, 3);
+    const copy = secretBytes(given, 'passphrase', '@x/t');
+    copy.fill(0);
+    expect(given).toEqual(Uint8Array.of(1, 2, 3));
+    expect(() => secretBytes(42, 'new passphrase', '@x/t')).toThrow(
+      new TypeError('@x/t: new passphrase must be a string or a Uint8Array'),
+    );
   });
 });

@@ -22,6 +22,7 @@ import {
   notTried,
   payloadLayout,
   SectorVolume,
+  secretBytes,
   triable,
 } from '@x/disk-format';
 import { uuidBytes } from './bytes.js';
@@ -97,12 +98,6 @@ class Volume extends SectorVolume implements FileVault2Volume {
     this.uuid = header.logicalVolumeUuid;
     this.payloadOffset = header.logicalVolumeOffset;
   }
-}
-
-function passphraseBytes(p: unknown): Uint8Array {
-  if (typeof p === 'string') return new TextEncoder().encode(p);
-  if (p instanceof Uint8Array) return Uint8Array.from(p);
-  throw new TypeError('@x/filevault2: passphrase must be a string or a Uint8Array');
 }
 
 function checkKernel(kernel: unknown): string | undefined {
@@ -211,7 +206,7 @@ export async function deriveFileVault2VolumeKey(
     throw new TypeError('@x/filevault2: header must be a FileVault2Header');
   const kernel = checkKernel(options?.kernel);
   const limits = kdfLimits({ maxIterations: options?.maxIterations }, PREFIX);
-  const pass = passphraseBytes(passphrase);
+  const pass = secretBytes(passphrase, 'passphrase', PREFIX);
   try {
     return await unlock(header, pass, kernel, limits);
   } finally {

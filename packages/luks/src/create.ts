@@ -22,7 +22,7 @@
 //              20-byte mk-digest.
 import { newSectorCipher, parseCipherSpec, type SectorCipher } from '@x/dm-crypt';
 import { afSplit, fillRandom } from './af.js';
-import { hex, toBase64 } from '@x/disk-format';
+import { hex, secretBytes, toBase64 } from '@x/disk-format';
 import { digest, hashByName } from './hashes.js';
 import { pbkdf2 } from './kdf.js';
 import { checkInt, chooseKdf, deriveKey, digestIterations, type Kdf, type KdfOptions, planKdf } from './kdf-cost.js';
@@ -124,12 +124,6 @@ function headerCopy(json: string, seqid: number, label: Uint8Array, uuid: string
   b.set(new TextEncoder().encode(json), LUKS2_BINARY_SIZE);
   b.set(digest(hashByName('sha256'), b), 448);
   return b;
-}
-
-function passphraseBytes(p: unknown): Uint8Array {
-  if (typeof p === 'string') return new TextEncoder().encode(p);
-  if (p instanceof Uint8Array) return Uint8Array.from(p);
-  throw new TypeError(`${PREFIX}: passphrase must be a string or a Uint8Array`);
 }
 
 /** The options checked and completed, before anything is derived or written. */
@@ -248,7 +242,7 @@ export async function createLuks(
     throw new TypeError(`${PREFIX}: sink must have a write(offset, bytes) method`);
   const o = settle(options, source.size);
   if (source.size === 0) throw new RangeError(`${PREFIX}: the plaintext is empty`);
-  const pass = passphraseBytes(options.passphrase);
+  const pass = secretBytes(options.passphrase, 'passphrase', PREFIX);
   const volumeKey = options.volumeKey ? Uint8Array.from(options.volumeKey) : fillRandom(new Uint8Array(o.keyBytes));
   let payload: SectorCipher | undefined, area: SectorCipher | undefined;
   let slotKey: Uint8Array | undefined, material: Uint8Array | undefined;

@@ -17,6 +17,7 @@ import {
   notTried,
   payloadLayout,
   SectorVolume,
+  secretBytes,
   triable,
 } from '@x/disk-format';
 import { newSectorCipher, parseCipherSpec, type SectorCipher } from '@x/dm-crypt';
@@ -415,12 +416,6 @@ class Volume extends SectorVolume implements LuksVolume {
   }
 }
 
-function passphraseBytes(p: string | Uint8Array): Uint8Array {
-  if (typeof p === 'string') return new TextEncoder().encode(p);
-  if (p instanceof Uint8Array) return Uint8Array.from(p);
-  throw new TypeError('@x/luks: passphrase must be a string or a Uint8Array');
-}
-
 /**
  * Opens a LUKS1 or LUKS2 volume: reads the header, recovers the volume key with the passphrase (every
  * active keyslot in turn, or `options.keyslot`) or checks the raw `options.volumeKey`, and returns a
@@ -572,7 +567,7 @@ async function recoverKey(
       throw new WrongVolumeKeyError('@x/luks: the volume key does not match the header digest');
     return { key, slot: undefined };
   }
-  const pass = passphraseBytes(secret.passphrase!);
+  const pass = secretBytes(secret.passphrase, 'passphrase', PREFIX);
   try {
     return await byPassphrase(pass);
   } finally {
