@@ -3,14 +3,18 @@
 // Each is a subclass of @x/disk-format's class of the same name (so a program that reads several formats
 // catches `WrongSecretError`, `HeaderError` … once), and every one of them is a BitlockerError.
 import {
-  DiskError,
-  HeaderError as DiskHeaderError,
-  WrongPassphraseError as DiskWrongPassphraseError,
-  WrongVolumeKeyError as DiskWrongVolumeKeyError,
+  type DiskError,
+  formatErrors,
+  type HeaderError as DiskHeaderError,
+  type WrongPassphraseError as DiskWrongPassphraseError,
+  type WrongVolumeKeyError as DiskWrongVolumeKeyError,
 } from '@x/disk-format';
 
 /** The `type` of the BitLocker DiskFormat, and the `format` of every error of this package. */
 const BITLK = 'bitlk';
+
+/** The classes, made once by @x/disk-format (the same for every format but the `format` they carry). */
+export const errors = formatErrors(BITLK, 'BitlockerError');
 
 /**
  * Base class of the errors about a BitLocker image or its secrets.
@@ -21,11 +25,8 @@ const BITLK = 'bitlk';
  * try { await openBitlocker(image, { passphrase }); } catch (e) { if (e instanceof BitlockerError) console.error(e.message); }
  * ```
  */
-export class BitlockerError extends DiskError {
-  override name = 'BitlockerError';
-  override readonly format = BITLK;
-  static override readonly family = BITLK;
-}
+export const BitlockerError = errors.FormatError;
+export type BitlockerError = DiskError;
 
 /**
  * The image is not a BitLocker volume this package can read: no BitLocker signature, no FVE metadata
@@ -38,10 +39,8 @@ export class BitlockerError extends DiskError {
  * await readBitlockerHeader(new Uint8Array(512)).catch((e) => e instanceof HeaderError); // true
  * ```
  */
-export class HeaderError extends DiskHeaderError {
-  override name = 'HeaderError';
-  override readonly format = BITLK;
-}
+export const HeaderError = errors.HeaderError;
+export type HeaderError = DiskHeaderError;
 
 /**
  * No protector opens with the secret given: a wrong password, recovery password or startup key (the
@@ -53,10 +52,8 @@ export class HeaderError extends DiskHeaderError {
  * await openBitlocker(image, { passphrase: 'guess' }).catch((e) => e instanceof WrongPassphraseError);
  * ```
  */
-export class WrongPassphraseError extends DiskWrongPassphraseError {
-  override name = 'WrongPassphraseError';
-  override readonly format = BITLK;
-}
+export const WrongPassphraseError = errors.WrongPassphraseError;
+export type WrongPassphraseError = DiskWrongPassphraseError;
 
 /**
  * The raw volume key (FVEK) given does not decrypt the volume's boot sector to a boot record. The
@@ -68,7 +65,5 @@ export class WrongPassphraseError extends DiskWrongPassphraseError {
  * await openBitlocker(image, { fvek: new Uint8Array(32) }).catch((e) => e instanceof WrongVolumeKeyError);
  * ```
  */
-export class WrongVolumeKeyError extends DiskWrongVolumeKeyError {
-  override name = 'WrongVolumeKeyError';
-  override readonly format = BITLK;
-}
+export const WrongVolumeKeyError = errors.WrongVolumeKeyError;
+export type WrongVolumeKeyError = DiskWrongVolumeKeyError;

@@ -5,12 +5,13 @@
 // 12-byte nonce, 16-byte tag first), through @x/ccm; the decrypted key container starts with its size
 // (u16), a version, and the encryption method (u32 at 8), the key follows at 12.
 import { newCcm } from '@x/ccm';
-import { u16le as u16, u32le as u32 } from '@x/disk-format';
+import { iterationsProblem, type KdfLimits, kdfLimits, triable, u16le as u16, u32le as u32 } from '@x/disk-format';
 import { guid } from './bytes.js';
-import { BitlockerError, HeaderError, WrongPassphraseError } from './errors.js';
+import { BitlockerError, errors, HeaderError, WrongPassphraseError } from './errors.js';
 import { type Metadata, type Protector, type SealedKey, VALUE, parseEntries } from './metadata.js';
-import { passwordInitial, recoveryInitial, recoveryKey, stretchKey } from './stretch.js';
+import { passwordInitial, recoveryInitial, recoveryKey, STRETCH_ROUNDS, stretchKey } from './stretch.js';
 
+const PREFIX = '@x/bitlocker';
 const KEY_CONTAINER = 12;
 
 /**
@@ -104,33 +105,59 @@ function passwordText(p: string | Uint8Array): string {
 /** What unlocked the VMK, for the caller to report. */
 export type Unlocked = { vmk: Uint8Array; protector: Protector };
 
+/** The stretch of a password or recovery password checked against `maxIterations` (the shared KDF limits). */
+const stretchProblem = (limits: KdfLimits) => (p: Protector) => {
+  const message = iterationsProblem(`protector ${p.guid}.stretch`, STRETCH_ROUNDS, limits);
+  return message === undefined ? undefined : { message, runtime: false };
+};
+
+/** The key of a protector from the secret given, or undefined when the secret is not for that protector. */
+type KeyFor = (p: Protector) => Uint8Array | undefined;
+
+/**
+ * The VMK from the first protector of `kind` whose key (`keyFor`, wiped once used) opens its copy, after the
+ * stretch of a password or recovery password is checked against the limits.
+ */
+function tryProtectorsOf(
+  m: Metadata,
+  kind: Protector['protection'],
+  keyFor: KeyFor,
+  wrong: string,
+  kernel: string | undefined,
+  limits: KdfLimits,
+): Unlocked {
+  const candidates = m.protectors.filter((p) => p.protection === kind && p.vmk);
+  if (candidates.length === 0)
+    throw new BitlockerError(`@x/bitlocker: the volume has no ${kind} protector (it has: ${describeKinds(m)})`);
+  const stretched = kind === 'password' || kind === 'recovery password';
+  const { ok } = stretched ? triable(candidates, stretchProblem(limits), false, PREFIX, errors) : { ok: candidates };
+  for (const p of ok) {
+    const key = keyFor(p);
+    if (!key) continue;
+    try {
+      const vmk = unseal(key, p.vmk!, kernel, `VMK ${p.guid}`);
+      if (vmk) return { vmk, protector: p };
+    } finally {
+      key.fill(0);
+    }
+  }
+  throw new WrongPassphraseError(`@x/bitlocker: ${wrong}`);
+}
+
 /**
  * Recovers the VMK with `secret` (or the clear key when `secret` has none) from the protectors of `m`.
  *
  * @throws WrongPassphraseError when no protector of the secret's kind opens; BitlockerError when the
- *   volume has no protector of that kind.
+ *   volume has no protector of that kind; HeaderError when its key stretch is above `limits.maxIterations`.
  */
-export function unlockVmk(m: Metadata, secret: Secret, kernel: string | undefined): Unlocked {
-  const tryProtectors = (
-    kind: Protector['protection'],
-    keyFor: (p: Protector) => Uint8Array | undefined,
-    wrong: string,
-  ): Unlocked => {
-    const candidates = m.protectors.filter((p) => p.protection === kind && p.vmk);
-    if (candidates.length === 0)
-      throw new BitlockerError(`@x/bitlocker: the volume has no ${kind} protector (it has: ${describeKinds(m)})`);
-    for (const p of candidates) {
-      const key = keyFor(p);
-      if (!key) continue;
-      try {
-        const vmk = unseal(key, p.vmk!, kernel, `VMK ${p.guid}`);
-        if (vmk) return { vmk, protector: p };
-      } finally {
-        key.fill(0);
-      }
-    }
-    throw new WrongPassphraseError(`@x/bitlocker: ${wrong}`);
-  };
+export function unlockVmk(
+  m: Metadata,
+  secret: Secret,
+  kernel: string | undefined,
+  limits: KdfLimits = kdfLimits({}, PREFIX),
+): Unlocked {
+  const tryProtectors = (kind: Protector['protection'], keyFor: KeyFor, wrong: string) =>
+    tryProtectorsOf(m, kind, keyFor, wrong, kernel, limits);
 
   if (secret.passphrase !== undefined) {
     const initial = passwordInitial(passwordText(secret.passphrase));

@@ -12,12 +12,21 @@
 // is then stored as it was, and is given as it is when it reads as a boot record. Which other sectors were
 // never written since is not in the metadata: they come out decrypted, i.e. as noise, and they are the
 // file system's free space.
-import { type ImageInput, toSource } from '@x/byte-source';
-import { type Extent, type FormatVolume, SectorVolume } from '@x/disk-format';
+import { type ByteSource, type ImageInput, toSource } from '@x/byte-source';
+import {
+  type Extent,
+  type FormatVolume,
+  type KdfLimitOptions,
+  type KdfLimits,
+  kdfLimits,
+  SectorVolume,
+} from '@x/disk-format';
 import { newSectorCipher, type SectorCipher } from '@x/dm-crypt';
 import { BitlockerError, HeaderError, WrongVolumeKeyError } from './errors.js';
 import { authenticates, unlockVmk, unsealFvek } from './keys.js';
-import { type BitlockerHeader, METADATA_AREA_SIZE, type Metadata, type Protector, readHeaderFrom } from './metadata.js';
+import { type BitlockerHeader, METADATA_AREA_SIZE, type Metadata, readHeaderFrom } from './metadata.js';
+
+const PREFIX = '@x/bitlocker';
 
 export type { Extent };
 
@@ -137,6 +146,12 @@ export interface BitlockerSecret {
   kernel?: string;
   /** Keep a copy of the FVEK in the volume for `volume.share()` (decrypt threads); `close()` wipes it if not taken. */
   share?: boolean;
+  /**
+   * The most iterations a key derivation may run, as for every format (`KdfLimitOptions` of
+   * `@x/disk-format`; default 2^26): a password or recovery password is stretched with 2^20 SHA-256 rounds
+   * per protector (fixed by the format), so only a bound below that refuses it.
+   */
+  maxIterations?: KdfLimitOptions['maxIterations'];
 }
 
 /** A boot record: a known file system's OEM name, or the 55 AA signature behind an x86 jump. */
@@ -168,12 +183,29 @@ function looksLikeBootSector(b: Uint8Array): boolean {
  */
 export async function openBitlocker(input: ImageInput, secret: BitlockerSecret = {}): Promise<BitlockerVolume> {
   const source = toSource(input);
+  checkSecret(secret);
+  const limits = kdfLimits({ maxIterations: secret.maxIterations }, PREFIX);
+  const header = await readHeaderFrom(source);
+  if (header.metadata.encryptedSize > header.imageSize)
+    throw new HeaderError(
+      `@x/bitlocker: the image (${header.imageSize} bytes) is shorter than the encrypted volume (${header.metadata.encryptedSize} bytes): truncated`,
+    );
+  const { key, metadata, protector } = recoverFvek(header, secret, limits);
+  try {
+    return await volumeOf(source, header, metadata, protector, key, secret);
+  } finally {
+    key.fill(0);
+  }
+}
+
+/** Refuses a secret that is not one of the kinds {@link BitlockerSecret} names, or more than one. */
+function checkSecret(secret: BitlockerSecret): void {
   if (secret === null || typeof secret !== 'object') throw new TypeError('@x/bitlocker: secret must be an object');
   const given = (['passphrase', 'recoveryPassword', 'startupKey', 'fvek'] as const).filter(
     (k) => secret[k] !== undefined,
   );
   if (given.length > 1) throw new TypeError(`@x/bitlocker: give one secret, not ${given.join(' and ')}`);
-  const { passphrase, recoveryPassword, startupKey, fvek, kernel } = secret;
+  const { passphrase, recoveryPassword, startupKey, fvek } = secret;
   if (passphrase !== undefined && typeof passphrase !== 'string' && !(passphrase instanceof Uint8Array))
     throw new TypeError('@x/bitlocker: passphrase must be a string or a Uint8Array');
   if (recoveryPassword !== undefined && typeof recoveryPassword !== 'string')
@@ -182,85 +214,89 @@ export async function openBitlocker(input: ImageInput, secret: BitlockerSecret =
     throw new TypeError('@x/bitlocker: startupKey must be the bytes of a .BEK file (a Uint8Array)');
   if (fvek !== undefined && !(fvek instanceof Uint8Array))
     throw new TypeError('@x/bitlocker: fvek must be a Uint8Array');
+}
 
-  const header = await readHeaderFrom(source);
-  let m = header.metadata;
-  if (m.encryptedSize > header.imageSize)
-    throw new HeaderError(
-      `@x/bitlocker: the image (${header.imageSize} bytes) is shorter than the encrypted volume (${m.encryptedSize} bytes): truncated`,
-    );
-
-  let key: Uint8Array;
-  let protector: string;
+/**
+ * The FVEK (a copy the caller wipes), the metadata copy to read the volume with (with a protector: the first
+ * copy the VMK authenticates), and what opened it.
+ */
+function recoverFvek(
+  header: BitlockerHeader,
+  secret: BitlockerSecret,
+  limits: KdfLimits,
+): { key: Uint8Array; metadata: Metadata; protector: string } {
+  const m = header.metadata;
+  const { fvek, kernel } = secret;
   if (fvek !== undefined) {
     if (fvek.length !== m.encryption.keyBits / 8)
       throw new WrongVolumeKeyError(
         `@x/bitlocker: ${m.encryption.cipher} takes a ${m.encryption.keyBits / 8}-byte key, got ${fvek.length}`,
       );
-    key = Uint8Array.from(fvek);
-    protector = 'FVEK';
-  } else {
-    const { vmk, protector: p } = unlockVmk(m, { passphrase, recoveryPassword, startupKey }, kernel);
-    try {
-      // the first copy (in order) that the VMK authenticates: a copy changed by anyone without the VMK fails
-      const authentic = [m, ...header.fallbacks].find((c) => authenticates(c, vmk, kernel));
-      if (!authentic)
-        throw new HeaderError(
-          '@x/bitlocker: the FVE metadata fails its authentication with the VMK (tampered or damaged)',
-        );
-      m = authentic;
-      key = unsealFvek(m, vmk, kernel);
-    } finally {
-      vmk.fill(0);
-    }
-    protector = protectorName(p);
+    return { key: Uint8Array.from(fvek), metadata: m, protector: 'FVEK' };
   }
+  const { vmk, protector } = unlockVmk(m, secret, kernel, limits);
+  try {
+    // the first copy (in order) that the VMK authenticates: a copy changed by anyone without the VMK fails
+    const authentic = [m, ...header.fallbacks].find((c) => authenticates(c, vmk, kernel));
+    if (!authentic)
+      throw new HeaderError(
+        '@x/bitlocker: the FVE metadata fails its authentication with the VMK (tampered or damaged)',
+      );
+    return { key: unsealFvek(authentic, vmk, kernel), metadata: authentic, protector: protector.protection };
+  } finally {
+    vmk.fill(0);
+  }
+}
 
+/** The sector cipher of the volume; a key the cipher refuses (XTS with two equal halves) cannot be the FVEK given. */
+function cipherOf(m: Metadata, key: Uint8Array, sectorSize: number, secret: BitlockerSecret): SectorCipher {
+  try {
+    return newSectorCipher(m.encryption.cipher, key, { sectorSize, ivLargeSectors: true, kernel: secret.kernel });
+  } catch (e) {
+    if (secret.fvek !== undefined && e instanceof RangeError)
+      throw new WrongVolumeKeyError(
+        `@x/bitlocker: the FVEK is not a valid key for ${m.encryption.cipher}: ${e.message}`,
+        {
+          cause: e,
+        },
+      );
+    throw e;
+  }
+}
+
+/** The volume over `key` (which it copies into its cipher); with an FVEK given, checked on the boot sector. */
+async function volumeOf(
+  source: ByteSource,
+  header: BitlockerHeader,
+  m: Metadata,
+  protector: string,
+  key: Uint8Array,
+  secret: BitlockerSecret,
+): Promise<Volume> {
+  const { sectorSize } = header;
   let cipher: SectorCipher | undefined;
   let volume: Volume | undefined;
   try {
-    try {
-      cipher = newSectorCipher(m.encryption.cipher, key, {
-        sectorSize: header.sectorSize,
-        ivLargeSectors: true,
-        kernel,
-      });
-    } catch (e) {
-      // a key the cipher refuses (XTS with two equal halves) cannot be the volume's
-      if (fvek !== undefined && e instanceof RangeError)
-        throw new WrongVolumeKeyError(
-          `@x/bitlocker: the FVEK is not a valid key for ${m.encryption.cipher}: ${e.message}`,
-          {
-            cause: e,
-          },
-        );
-      throw e;
-    }
+    cipher = cipherOf(m, key, sectorSize, secret);
     let headerPlain = false;
     if (header.type === 'encrypt-on-write' && m.volumeHeader.size > 0) {
-      const raw = new Uint8Array(header.sectorSize);
+      const raw = new Uint8Array(sectorSize);
       await source.read(m.volumeHeader.offset, raw);
       headerPlain = looksLikeBootSector(raw);
     }
-    const extents = layout(m, header.sectorSize, header.imageSize, headerPlain);
+    const extents = layout(m, sectorSize, header.imageSize, headerPlain);
     volume = new Volume(header, m, protector, {
       source,
       // the IV sector of a byte is its offset in the image / the sector size (cryptsetup's _activate)
-      layout: {
-        cipher: m.encryption.cipher,
-        sectorSize: header.sectorSize,
-        ivLargeSectors: true,
-        ivOrigin: 0,
-        extents,
-      },
+      layout: { cipher: m.encryption.cipher, sectorSize, ivLargeSectors: true, ivOrigin: 0, extents },
       cipher,
       shareKey: secret.share === true ? Uint8Array.from(key) : undefined,
-      prefix: '@x/bitlocker',
+      prefix: PREFIX,
       what: 'the volume',
       error: BitlockerError,
     });
-    if (fvek !== undefined && !headerPlain) {
-      const boot = new Uint8Array(header.sectorSize);
+    if (secret.fvek !== undefined && !headerPlain) {
+      const boot = new Uint8Array(sectorSize);
       await volume.read(boot, 0);
       const ok = looksLikeBootSector(boot);
       boot.fill(0);
@@ -273,11 +309,5 @@ export async function openBitlocker(input: ImageInput, secret: BitlockerSecret =
       volume.close(); // its cipher, and the key it kept to share
     else cipher?.dispose();
     throw e;
-  } finally {
-    key.fill(0);
   }
-}
-
-function protectorName(p: Protector): string {
-  return p.protection;
 }

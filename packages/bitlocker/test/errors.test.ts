@@ -49,6 +49,19 @@ describe('wrong secrets', () => {
     );
   });
 
+  it('a password or recovery password whose stretch (2^20 SHA-256 rounds) is above maxIterations is refused before it: HeaderError', async () => {
+    const img = await load(cbc.name);
+    for (const secret of [{ passphrase: 'anaconda' }, { recoveryPassword: cbc.recoveryPassword }]) {
+      await expect(openBitlocker(img, { ...secret, maxIterations: 2 ** 20 - 1 })).rejects.toThrow(
+        /^@x\/bitlocker: protector \{?[0-9a-f-]+\}?\.stretch\.iterations 1048576 is above maxIterations, 1048575 \(raise options\.maxIterations to try it\)$/i,
+      );
+      await expect(openBitlocker(img, { ...secret, maxIterations: 2 ** 20 - 1 })).rejects.toThrow(HeaderError);
+    }
+    await expect(openBitlocker(img, { passphrase: 'anaconda', maxIterations: 0 })).rejects.toThrow(
+      new RangeError('@x/bitlocker: options.maxIterations must be a positive whole number, got 0'),
+    );
+  });
+
   it.each([
     ['a group not divisible by 11', cbc.recoveryPassword.replace(/^\d{6}/, '000001')],
     ['too few digits', '042647-302313'],

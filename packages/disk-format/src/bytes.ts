@@ -179,3 +179,20 @@ export const sizeText = (n: number): string =>
  */
 export const orList = (items: readonly string[]): string =>
   items.length > 1 ? `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}` : (items[0] ?? '');
+
+/**
+ * A secret given as text or bytes, as bytes the caller owns and wipes: a string encoded as UTF-8, bytes
+ * copied (used as they are, like a key file's).
+ *
+ * @throws TypeError `${prefix}: ${what} must be a string or a Uint8Array` for anything else.
+ * @example
+ * ```ts
+ * const pass = secretBytes(options.passphrase, 'passphrase', '@x/luks');
+ * try { … } finally { pass.fill(0); }
+ * ```
+ */
+export function secretBytes(value: unknown, what: string, prefix: string): Uint8Array {
+  if (typeof value === 'string') return new TextEncoder().encode(value);
+  if (value instanceof Uint8Array) return Uint8Array.from(value);
+  throw new TypeError(`${prefix}: ${what} must be a string or a Uint8Array`);
+}

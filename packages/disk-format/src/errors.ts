@@ -105,3 +105,50 @@ export class WrongVolumeKeyError extends WrongSecretError {
   override name = 'WrongVolumeKeyError';
   override readonly code: DiskErrorCode = 'WRONG_VOLUME_KEY';
 }
+
+/** The classes of one format package's errors, made by {@link formatErrors}. */
+export interface FormatErrors {
+  /** The package's base class (`LuksError`): every DiskError whose `format` is the package's is an instance. */
+  readonly FormatError: typeof DiskError;
+  readonly HeaderError: typeof HeaderError;
+  readonly WrongPassphraseError: typeof WrongPassphraseError;
+  readonly WrongVolumeKeyError: typeof WrongVolumeKeyError;
+}
+
+/**
+ * The error classes of a format package: its base class (`name` as given, `static family` = `format`) and a
+ * subclass of {@link HeaderError}, {@link WrongPassphraseError} and {@link WrongVolumeKeyError} each, whose
+ * errors have `format` = `format`. A package exports them under its own names, as classes.
+ *
+ * @example
+ * ```ts
+ * const errors = formatErrors('luks', 'LuksError');
+ * export const LuksError = errors.FormatError;
+ * export type LuksError = DiskError;
+ * ```
+ */
+export function formatErrors(format: string, name: string): FormatErrors {
+  if (typeof format !== 'string' || format === '') throw new TypeError('@x/disk-format: format must be a string');
+  if (typeof name !== 'string' || name === '') throw new TypeError('@x/disk-format: name must be a string');
+  const FormatError = class extends DiskError {
+    override name = name;
+    override readonly format = format;
+    static override readonly family = format;
+  };
+  Object.defineProperty(FormatError, 'name', { value: name });
+  const BaseHeader = HeaderError,
+    BasePassphrase = WrongPassphraseError,
+    BaseVolumeKey = WrongVolumeKeyError;
+  return {
+    FormatError,
+    HeaderError: class HeaderError extends BaseHeader {
+      override readonly format = format;
+    },
+    WrongPassphraseError: class WrongPassphraseError extends BasePassphrase {
+      override readonly format = format;
+    },
+    WrongVolumeKeyError: class WrongVolumeKeyError extends BaseVolumeKey {
+      override readonly format = format;
+    },
+  };
+}

@@ -2,7 +2,8 @@
  * `@x/disk-format`: what every disk format package of x-aes builds on, and what the commands and the web
  * page see of a format. The {@link DiskFormat} interface (detect, read the header, describe it, open with a
  * secret or the raw volume key); one error hierarchy ({@link DiskError}, {@link HeaderError},
- * {@link WrongSecretError} …, each with a stable `code`); the byte readers and text helpers; and
+ * {@link WrongSecretError} …, each with a stable `code`, and {@link formatErrors} that makes a package's);
+ * the limits on the key derivations a header asks for ({@link kdfLimits}); the byte readers and text helpers; and
  * {@link SectorVolume}, the volume every format opens (`read(dst, firstSector)`, `close()` that wipes,
  * `share()` for another thread). It loads no cipher and no format: `@x/luks`, `@x/bitlocker` and
  * `@x/filevault2` depend on it, and `@x/disk` lists them.
@@ -20,11 +21,28 @@
 export {
   type DiskErrorCode,
   DiskError,
+  type FormatErrors,
+  formatErrors,
   HeaderError,
   WrongPassphraseError,
   WrongSecretError,
   WrongVolumeKeyError,
 } from './errors.js';
+export {
+  type Argon2Cost,
+  argon2Problem,
+  DEFAULT_MAX_ITERATIONS,
+  DEFAULT_MAX_TIME_COST,
+  iterationsProblem,
+  type KdfLimitOptions,
+  type KdfLimits,
+  kdfLimits,
+  type KdfProblem,
+  kdfProblemError,
+  MAX_ARGON2_MEMORY,
+  notTried,
+  triable,
+} from './kdf-limits.js';
 export {
   allZero,
   cString,
@@ -33,6 +51,7 @@ export {
   hex,
   jsonSafe,
   orList,
+  secretBytes,
   sizeText,
   toBase64,
   u16be,

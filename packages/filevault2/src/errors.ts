@@ -3,14 +3,18 @@
 // Each is a subclass of @x/disk-format's class of the same name (so a program that reads several formats
 // catches `WrongSecretError`, `HeaderError` … once), and every one of them is a FileVault2Error.
 import {
-  DiskError,
-  HeaderError as DiskHeaderError,
-  WrongPassphraseError as DiskWrongPassphraseError,
-  WrongVolumeKeyError as DiskWrongVolumeKeyError,
+  type DiskError,
+  formatErrors,
+  type HeaderError as DiskHeaderError,
+  type WrongPassphraseError as DiskWrongPassphraseError,
+  type WrongVolumeKeyError as DiskWrongVolumeKeyError,
 } from '@x/disk-format';
 
 /** The `type` of the FileVault 2 DiskFormat, and the `format` of every error of this package. */
 const FVAULT2 = 'fvault2';
+
+/** The classes, made once by @x/disk-format (the same for every format but the `format` they carry). */
+export const errors = formatErrors(FVAULT2, 'FileVault2Error');
 
 /**
  * Base class of the errors about a FileVault 2 image or its secrets.
@@ -21,11 +25,8 @@ const FVAULT2 = 'fvault2';
  * try { await openFileVault2(bytes, { passphrase }); } catch (e) { if (e instanceof FileVault2Error) console.error(e.message); }
  * ```
  */
-export class FileVault2Error extends DiskError {
-  override name = 'FileVault2Error';
-  override readonly format = FVAULT2;
-  static override readonly family = FVAULT2;
-}
+export const FileVault2Error = errors.FormatError;
+export type FileVault2Error = DiskError;
 
 /**
  * The image is not a Core Storage volume this package can read: no "CS" signature, a checksum that does
@@ -38,10 +39,8 @@ export class FileVault2Error extends DiskError {
  * await readFileVault2Header(new Uint8Array(100)).catch((e) => e instanceof HeaderError); // true: too short
  * ```
  */
-export class HeaderError extends DiskHeaderError {
-  override name = 'HeaderError';
-  override readonly format = FVAULT2;
-}
+export const HeaderError = errors.HeaderError;
+export type HeaderError = DiskHeaderError;
 
 /**
  * No passphrase-protected user of the volume opens with the passphrase given: the RFC 3394 integrity check
@@ -54,10 +53,8 @@ export class HeaderError extends DiskHeaderError {
  * catch (e) { if (e instanceof WrongPassphraseError) console.error('wrong passphrase'); }
  * ```
  */
-export class WrongPassphraseError extends DiskWrongPassphraseError {
-  override name = 'WrongPassphraseError';
-  override readonly format = FVAULT2;
-}
+export const WrongPassphraseError = errors.WrongPassphraseError;
+export type WrongPassphraseError = DiskWrongPassphraseError;
 
 /**
  * The raw volume key given is not this volume's: its tweak half is not the one Core Storage derives from
@@ -69,7 +66,5 @@ export class WrongPassphraseError extends DiskWrongPassphraseError {
  * await openFileVault2(image, { volumeKey: new Uint8Array(32) }).catch((e) => e instanceof WrongVolumeKeyError);
  * ```
  */
-export class WrongVolumeKeyError extends DiskWrongVolumeKeyError {
-  override name = 'WrongVolumeKeyError';
-  override readonly format = FVAULT2;
-}
+export const WrongVolumeKeyError = errors.WrongVolumeKeyError;
+export type WrongVolumeKeyError = DiskWrongVolumeKeyError;

@@ -12,13 +12,26 @@ import { toSource, type ByteSource, type ImageInput } from '@x/byte-source';
 import { kernels } from '@x/cbc';
 import { newSectorCipher } from '@x/dm-crypt';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { equalBytes, type FormatVolume, SectorVolume, payloadLayout } from '@x/disk-format';
+import {
+  equalBytes,
+  type FormatVolume,
+  iterationsProblem,
+  type KdfLimitOptions,
+  type KdfLimits,
+  kdfLimits,
+  notTried,
+  payloadLayout,
+  SectorVolume,
+  secretBytes,
+  triable,
+} from '@x/disk-format';
 import { uuidBytes } from './bytes.js';
-import { FileVault2Error, HeaderError, WrongPassphraseError, WrongVolumeKeyError } from './errors.js';
-import { type FileVault2Header, readHeaderFrom } from './header.js';
+import { errors, FileVault2Error, HeaderError, WrongPassphraseError, WrongVolumeKeyError } from './errors.js';
+import { type FileVault2CryptoUser, type FileVault2Header, readHeaderFrom } from './header.js';
 import { pbkdf2Sha256 } from './kdf.js';
 import { aesKeyUnwrap } from './keywrap.js';
 
+const PREFIX = '@x/filevault2';
 const SECTOR = 512;
 /** Bytes of the logical volume decrypted to check a raw volume key: HFS+ puts its header at 1024, APFS its superblock at 0. */
 const PROBE = 4096;
@@ -41,6 +54,12 @@ export interface FileVault2OpenOptions {
   kernel?: string;
   /** Keep a copy of the volume key in the volume for `volume.share()` (decrypt threads); `close()` wipes it if not taken. */
   share?: boolean;
+  /**
+   * The most PBKDF2 iterations a crypto user may ask for, as for every format (`KdfLimitOptions` of
+   * `@x/disk-format`). Default 2^26 = 67,108,864 (macOS calibrates a user to a fraction of a second of
+   * native PBKDF2: 204,222 on the test image); a user above it is not tried.
+   */
+  maxIterations?: KdfLimitOptions['maxIterations'];
 }
 
 /**
@@ -81,12 +100,6 @@ class Volume extends SectorVolume implements FileVault2Volume {
   }
 }
 
-function passphraseBytes(p: unknown): Uint8Array {
-  if (typeof p === 'string') return new TextEncoder().encode(p);
-  if (p instanceof Uint8Array) return Uint8Array.from(p);
-  throw new TypeError('@x/filevault2: passphrase must be a string or a Uint8Array');
-}
-
 function checkKernel(kernel: unknown): string | undefined {
   if (kernel === undefined) return undefined;
   if (typeof kernel !== 'string') throw new TypeError('@x/filevault2: kernel must be a string');
@@ -122,8 +135,20 @@ function checkOpenable(h: FileVault2Header, source: ByteSource): void {
     throw new HeaderError('@x/filevault2: the encryption context has no AES-XTS wrapped volume key');
 }
 
-async function unlock(h: FileVault2Header, passphrase: Uint8Array, kernel: string | undefined): Promise<Uint8Array> {
-  for (const user of h.cryptoUsers) {
+/** Why a crypto user is not tried: its PBKDF2 above the bounds, checked before any derivation. */
+function userProblem(user: FileVault2CryptoUser, limits: KdfLimits) {
+  const message = iterationsProblem(`crypto user ${user.index}.pbkdf2`, user.pbkdf2.iterations, limits);
+  return message === undefined ? undefined : { message, runtime: false };
+}
+
+async function unlock(
+  h: FileVault2Header,
+  passphrase: Uint8Array,
+  kernel: string | undefined,
+  limits: KdfLimits,
+): Promise<Uint8Array> {
+  const { ok, skipped } = triable(h.cryptoUsers, (u) => userProblem(u, limits), false, PREFIX, errors);
+  for (const user of ok) {
     const passKey = await pbkdf2Sha256(passphrase, user.pbkdf2.salt, user.pbkdf2.iterations, 16);
     let kek: Uint8Array | undefined;
     try {
@@ -155,7 +180,7 @@ async function unlock(h: FileVault2Header, passphrase: Uint8Array, kernel: strin
     }
   }
   throw new WrongPassphraseError(
-    `@x/filevault2: the passphrase opens no crypto user of the volume (tried ${h.cryptoUsers.length})`,
+    `@x/filevault2: the passphrase opens no crypto user of the volume (tried ${ok.length}${notTried(skipped)})`,
   );
 }
 
@@ -175,13 +200,15 @@ async function unlock(h: FileVault2Header, passphrase: Uint8Array, kernel: strin
 export async function deriveFileVault2VolumeKey(
   header: FileVault2Header,
   passphrase: string | Uint8Array,
-  options: { kernel?: string } = {},
+  options: { kernel?: string; maxIterations?: number } = {},
 ): Promise<Uint8Array> {
   if (header === null || typeof header !== 'object' || !Array.isArray(header.cryptoUsers))
     throw new TypeError('@x/filevault2: header must be a FileVault2Header');
-  const pass = passphraseBytes(passphrase);
+  const kernel = checkKernel(options?.kernel);
+  const limits = kdfLimits({ maxIterations: options?.maxIterations }, PREFIX);
+  const pass = secretBytes(passphrase, 'passphrase', PREFIX);
   try {
-    return await unlock(header, pass, checkKernel(options?.kernel));
+    return await unlock(header, pass, kernel, limits);
   } finally {
     pass.fill(0);
   }
@@ -237,6 +264,7 @@ export async function openFileVault2(input: ImageInput, options: FileVault2OpenO
   if (passphrase !== undefined && typeof passphrase !== 'string' && !(passphrase instanceof Uint8Array))
     throw new TypeError('@x/filevault2: passphrase must be a string or a Uint8Array');
   const kernel = checkKernel(options.kernel);
+  kdfLimits({ maxIterations: options.maxIterations }, PREFIX); // a bad bound is refused before the image is read
 
   const h = await readHeaderFrom(source, kernel);
   checkOpenable(h, source);
@@ -256,7 +284,7 @@ export async function openFileVault2(input: ImageInput, options: FileVault2OpenO
       );
     }
   } else {
-    key = await deriveFileVault2VolumeKey(h, passphrase!, { kernel });
+    key = await deriveFileVault2VolumeKey(h, passphrase!, { kernel, maxIterations: options.maxIterations });
   }
   let volume: Volume;
   try {

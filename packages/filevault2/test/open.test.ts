@@ -75,6 +75,24 @@ describe('openFileVault2 with a passphrase', () => {
     );
   });
 
+  it('a crypto user whose PBKDF2 is above maxIterations is not tried: a HeaderError that names the bound', async () => {
+    const h = await readFileVault2Header(file);
+    const n = h.cryptoUsers[0].pbkdf2.iterations; // 204,222 on the fixture
+    const message = `@x/filevault2: crypto user ${h.cryptoUsers[0].index}.pbkdf2.iterations ${n} is above maxIterations, ${n - 1} (raise options.maxIterations to try it)`;
+    await expect(openFileVault2(file, { passphrase: FACTS.passphrase, maxIterations: n - 1 })).rejects.toThrow(
+      new HeaderError(message),
+    );
+    await expect(deriveFileVault2VolumeKey(h, FACTS.passphrase, { maxIterations: n - 1 })).rejects.toThrow(
+      new HeaderError(message),
+    );
+    const key = await deriveFileVault2VolumeKey(h, FACTS.passphrase, { maxIterations: n });
+    expect(toHex(key)).toBe(FACTS.volumeKey);
+    key.fill(0);
+    await expect(openFileVault2(file, { volumeKey: KEY, maxIterations: 0 })).rejects.toThrow(
+      new RangeError('@x/filevault2: options.maxIterations must be a positive whole number, got 0'),
+    );
+  });
+
   it('a damaged wrapped volume key (valid checksums) is a HeaderError once the passphrase opened the KEK', async () => {
     const head = imagePrefix(HEADER_BYTES);
     // a base64 character inside the wrapped key of the KEKWrappedVolumeKeyStruct ("AgAAABgAAACrnwEZ…")

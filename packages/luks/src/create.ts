@@ -22,13 +22,13 @@
 //              20-byte mk-digest.
 import { newSectorCipher, parseCipherSpec, type SectorCipher } from '@x/dm-crypt';
 import { afSplit, fillRandom } from './af.js';
-import { hex, toBase64 } from '@x/disk-format';
+import { hex, secretBytes, toBase64 } from '@x/disk-format';
 import { digest, hashByName } from './hashes.js';
 import { pbkdf2 } from './kdf.js';
 import { checkInt, chooseKdf, deriveKey, digestIterations, type Kdf, type KdfOptions, planKdf } from './kdf-cost.js';
 import { type Luks1Header, parseLuks1 } from './luks1.js';
 import { LUKS2_BINARY_SIZE, readLuks2, type Luks2Header } from './luks2.js';
-import { bytesSource, toSource, type LuksInput } from './source.js';
+import { type ByteSource, bytesSource, toSource, type LuksInput } from './source.js';
 
 const PREFIX = '@x/luks';
 const HDR_SIZE = 0x4000; // cryptsetup's default metadata size: 4 KiB binary header + 12 KiB JSON
@@ -124,12 +124,6 @@ function headerCopy(json: string, seqid: number, label: Uint8Array, uuid: string
   b.set(new TextEncoder().encode(json), LUKS2_BINARY_SIZE);
   b.set(digest(hashByName('sha256'), b), 448);
   return b;
-}
-
-function passphraseBytes(p: unknown): Uint8Array {
-  if (typeof p === 'string') return new TextEncoder().encode(p);
-  if (p instanceof Uint8Array) return Uint8Array.from(p);
-  throw new TypeError(`${PREFIX}: passphrase must be a string or a Uint8Array`);
 }
 
 /** The options checked and completed, before anything is derived or written. */
@@ -248,7 +242,7 @@ export async function createLuks(
     throw new TypeError(`${PREFIX}: sink must have a write(offset, bytes) method`);
   const o = settle(options, source.size);
   if (source.size === 0) throw new RangeError(`${PREFIX}: the plaintext is empty`);
-  const pass = passphraseBytes(options.passphrase);
+  const pass = secretBytes(options.passphrase, 'passphrase', PREFIX);
   const volumeKey = options.volumeKey ? Uint8Array.from(options.volumeKey) : fillRandom(new Uint8Array(o.keyBytes));
   let payload: SectorCipher | undefined, area: SectorCipher | undefined;
   let slotKey: Uint8Array | undefined, material: Uint8Array | undefined;
@@ -269,32 +263,8 @@ export async function createLuks(
     const digestBytes = o.luks1 ? LUKS1_DIGEST_BYTES : 32;
     const mkIterations = await digestIterations(o.kdf, digestHash, digestBytes);
 
-    // payload: plaintext chunks encrypted in place; one write in flight while the next chunk is read
     const dataOffset = payloadOffsetOf(o);
-    const plainSize = source.size;
-    const payloadSize = Math.ceil(plainSize / o.sectorSize) * o.sectorSize;
-    const bufs = [
-      new Uint8Array(Math.min(CHUNK_BYTES, payloadSize)),
-      new Uint8Array(Math.min(CHUNK_BYTES, payloadSize)),
-    ];
-    let pending: Promise<void> = Promise.resolve();
-    try {
-      for (let off = 0, i = 0; off < payloadSize; off += CHUNK_BYTES, i++) {
-        const n = Math.min(CHUNK_BYTES, payloadSize - off);
-        const buf = bufs[i & 1].subarray(0, n);
-        const have = Math.min(n, plainSize - off);
-        await source.read(off, buf.subarray(0, have));
-        buf.fill(0, have);
-        payload.encrypt(buf, buf, off / o.sectorSize);
-        await pending;
-        pending = sink.write(dataOffset + off, buf);
-        pending.catch(() => {}); // awaited below; a read failing meanwhile must not leave it unhandled
-        options.onProgress?.(Math.min(off + n, plainSize), plainSize);
-      }
-      await pending;
-    } finally {
-      for (const b of bufs) b.fill(0);
-    }
+    await encryptPayload(source, sink, payload, o.sectorSize, dataOffset, options);
 
     // keyslot 0: the AF-split volume key, encrypted with the KDF's key (512-byte sectors from 0)
     const salt = fillRandom(new Uint8Array(SALT_BYTES));
@@ -333,6 +303,41 @@ export async function createLuks(
     material?.fill(0);
     payload?.dispose();
     area?.dispose();
+  }
+}
+
+/**
+ * The payload: plaintext chunks, zero-padded to whole sectors, encrypted in place and written from
+ * `dataOffset`; one write in flight while the next chunk is read. The buffers are wiped after.
+ */
+async function encryptPayload(
+  source: ByteSource,
+  sink: LuksSink,
+  payload: SectorCipher,
+  sectorSize: number,
+  dataOffset: number,
+  options: Pick<CreateOptions, 'onProgress'>,
+): Promise<void> {
+  const plainSize = source.size;
+  const payloadSize = Math.ceil(plainSize / sectorSize) * sectorSize;
+  const bufs = [new Uint8Array(Math.min(CHUNK_BYTES, payloadSize)), new Uint8Array(Math.min(CHUNK_BYTES, payloadSize))];
+  let pending: Promise<void> = Promise.resolve();
+  try {
+    for (let off = 0, i = 0; off < payloadSize; off += CHUNK_BYTES, i++) {
+      const n = Math.min(CHUNK_BYTES, payloadSize - off);
+      const buf = bufs[i & 1].subarray(0, n);
+      const have = Math.min(n, plainSize - off);
+      await source.read(off, buf.subarray(0, have));
+      buf.fill(0, have);
+      payload.encrypt(buf, buf, off / sectorSize);
+      await pending;
+      pending = sink.write(dataOffset + off, buf);
+      pending.catch(() => {}); // awaited below; a read failing meanwhile must not leave it unhandled
+      options.onProgress?.(Math.min(off + n, plainSize), plainSize);
+    }
+    await pending;
+  } finally {
+    for (const b of bufs) b.fill(0);
   }
 }
 

@@ -3,14 +3,18 @@
 // subclass of @x/disk-format's class of the same name (so a program that reads several formats catches
 // `WrongSecretError`, `HeaderError` … once), and every one of them is a LuksError.
 import {
-  DiskError,
-  HeaderError as DiskHeaderError,
-  WrongPassphraseError as DiskWrongPassphraseError,
-  WrongVolumeKeyError as DiskWrongVolumeKeyError,
+  type DiskError,
+  formatErrors,
+  type HeaderError as DiskHeaderError,
+  type WrongPassphraseError as DiskWrongPassphraseError,
+  type WrongVolumeKeyError as DiskWrongVolumeKeyError,
 } from '@x/disk-format';
 
 /** The `type` of the LUKS DiskFormat, and the `format` of every error of this package. */
 const LUKS = 'luks';
+
+/** The classes, made once by @x/disk-format (the same for every format but the `format` they carry). */
+export const errors = formatErrors(LUKS, 'LuksError');
 
 /**
  * Base class of the errors about a LUKS image or its secrets.
@@ -21,11 +25,8 @@ const LUKS = 'luks';
  * try { await openLuks(bytes, { passphrase }); } catch (e) { if (e instanceof LuksError) console.error(e.message); }
  * ```
  */
-export class LuksError extends DiskError {
-  override name = 'LuksError';
-  override readonly format = LUKS;
-  static override readonly family = LUKS;
-}
+export const LuksError = errors.FormatError;
+export type LuksError = DiskError;
 
 /**
  * The image is not a LUKS volume this package can read: bad magic, a truncated or corrupt header (a
@@ -37,10 +38,8 @@ export class LuksError extends DiskError {
  * await readHeader(new Uint8Array(100)).catch((e) => e instanceof HeaderError); // true: too short
  * ```
  */
-export class HeaderError extends DiskHeaderError {
-  override name = 'HeaderError';
-  override readonly format = LUKS;
-}
+export const HeaderError = errors.HeaderError;
+export type HeaderError = DiskHeaderError;
 
 /**
  * No keyslot opens with the passphrase given (every active keyslot was tried, or the one asked for).
@@ -53,10 +52,8 @@ export class HeaderError extends DiskHeaderError {
  * catch (e) { if (e instanceof WrongPassphraseError) console.error('wrong passphrase'); }
  * ```
  */
-export class WrongPassphraseError extends DiskWrongPassphraseError {
-  override name = 'WrongPassphraseError';
-  override readonly format = LUKS;
-}
+export const WrongPassphraseError = errors.WrongPassphraseError;
+export type WrongPassphraseError = DiskWrongPassphraseError;
 
 /**
  * The raw volume key given does not match the header's digest. The `x-luks` command exits with status 2.
@@ -67,7 +64,5 @@ export class WrongPassphraseError extends DiskWrongPassphraseError {
  * await openLuks(image, { volumeKey: new Uint8Array(64) }).catch((e) => e instanceof WrongVolumeKeyError);
  * ```
  */
-export class WrongVolumeKeyError extends DiskWrongVolumeKeyError {
-  override name = 'WrongVolumeKeyError';
-  override readonly format = LUKS;
-}
+export const WrongVolumeKeyError = errors.WrongVolumeKeyError;
+export type WrongVolumeKeyError = DiskWrongVolumeKeyError;

@@ -1,6 +1,7 @@
 // The cost of a keyslot's key derivation, chosen as cryptsetup 2.6 chooses it (lib/utils_benchmark.c,
 // lib/luks2/luks2_keyslot_luks2.c): PBKDF2 iterations, or Argon2 time and memory, benchmarked on this
 // machine to take --iter-time, unless the cost is forced. Shared by createLuks and addKey.
+import { MAX_ARGON2_MEMORY } from '@x/disk-format';
 import { hashByName } from './hashes.js';
 import { argon2, pbkdf2 } from './kdf.js';
 
@@ -9,7 +10,7 @@ const SALT_BYTES = 32; // LUKS_SALTSIZE
 export const PBKDF2_MIN = 1000; // cryptsetup's minimum PBKDF2 iterations (keyslot and digest)
 const ARGON2_MIN_TIME = 4; // cryptsetup's argon2 limits: time ≥ 4, memory 32 KiB … 4 GiB, 1 … 4 lanes
 const ARGON2_MIN_MEMORY = 32;
-const ARGON2_MAX_MEMORY = 4 * 1024 * 1024;
+const ARGON2_MAX_MEMORY = MAX_ARGON2_MEMORY; // the bound openLuks (every format) puts on it too
 const ARGON2_MAX_PARALLEL = 4;
 const DEFAULT_MEMORY = 1024 * 1024; // KiB: cryptsetup's default argon2 memory (1 GiB)
 const DEFAULT_ITER_TIME = 2000; // ms: cryptsetup's default --iter-time (LUKS1 and LUKS2)

@@ -10,6 +10,7 @@
 // - remove: the header without the keyslot first, flushed; then its key material overwritten with random
 //   bytes (as cryptsetup wipes it), flushed.
 import { toSource, type WritableByteSource, writableBytes } from '@x/byte-source';
+import { secretBytes } from '@x/disk-format';
 import { newSectorCipher } from '@x/dm-crypt';
 import { afSplit, fillRandom } from './af.js';
 import { keyslotJson } from './create.js';
@@ -83,11 +84,7 @@ function writable(image: WritableLuksImage): WritableByteSource {
   return src as WritableByteSource;
 }
 
-function bytesOf(p: unknown, name: string): Uint8Array {
-  if (typeof p === 'string') return new TextEncoder().encode(p);
-  if (p instanceof Uint8Array) return Uint8Array.from(p);
-  throw new TypeError(`${PREFIX}: ${name} must be a string or a Uint8Array`);
-}
+const bytesOf = (p: unknown, name: string): Uint8Array => secretBytes(p, name, PREFIX);
 
 async function flushed(image: WritableByteSource, offset: number, bytes: Uint8Array): Promise<void> {
   await image.write(offset, bytes);

@@ -333,6 +333,50 @@ function validateDigests({ digests, keyslots, segments }: Sections): void {
   }
 }
 
+/** hdr_validate_crypt_segment: the fields of crypt segment `id` (of `size` bytes), and a digest that names it. */
+function validateCryptSegment(s: Json, id: string, size: bigint, digests: Json): void {
+  const iv = string(s, 'iv_tweak', `segment ${id}.iv_tweak`);
+  string(s, 'encryption', `segment ${id}.encryption`);
+  int(s, 'sector_size', `segment ${id}.sector_size`);
+  if (s.integrity !== undefined) {
+    const g = object(s, 'integrity', `segment ${id}.integrity`);
+    for (const k of ['type', 'journal_encryption', 'journal_integrity']) string(g, k, `segment ${id}.integrity.${k}`);
+  }
+  const sector = u32(s, 'sector_size', `segment ${id}.sector_size`);
+  if (sector === 0 || sector % 512 !== 0) bad(`segment ${id}.sector_size ${sector} is not a positive multiple of 512`);
+  if (!numbered(iv) || strtoull(iv) === undefined) bad(`segment ${id}.iv_tweak "${iv}" is not a 64-bit integer`);
+  if (size % BigInt(sector) !== 0n) bad(`segment ${id}.size ${size} is not a multiple of its sector_size ${sector}`);
+  const named = Object.values(digests).some((d) => isObject(d) && Array.isArray(d.segments) && d.segments.includes(id));
+  if (!named) bad(`segment ${id} is a crypt segment that no digest names`);
+}
+
+/**
+ * validate_segment_intervals: segments 0 … count − 1 numbered without gaps; of the `regular` first ones, only
+ * the last may be dynamic, and none overlaps another.
+ */
+function validateSegmentIntervals(segments: Json, count: number, regular: number): void {
+  const intervals: { offset: bigint; length: bigint; id: string }[] = [];
+  for (let i = 0; i < count; i++) {
+    const s = segments[String(i)];
+    if (!isObject(s)) bad(`segments: there is no segment ${i} (segments are numbered 0, 1, … without gaps)`);
+    if (i < regular) {
+      const length = s.size === 'dynamic' ? U64 - 1n : jobjU64(s.size);
+      intervals.push({ offset: jobjU64(s.offset), length: length === 0n ? U64 - 1n : length, id: String(i) });
+    }
+  }
+  // validate_segment_intervals: only the last regular segment may be dynamic, and none overlaps another
+  for (const [i, a] of intervals.entries()) {
+    if (a.length === U64 - 1n && i !== intervals.length - 1)
+      bad(`segment ${a.id}.size is "dynamic" but segment ${a.id} is not the last regular segment`);
+    for (const b of intervals) {
+      if (a === b) continue;
+      if (b.length !== U64 - 1n && b.offset + b.length >= U64) bad(`segment ${b.id}: offset + size is above 2^64 − 1`);
+      if (a.offset >= b.offset && (b.length === U64 - 1n || a.offset < b.offset + b.length))
+        bad(`segment ${a.id} overlaps segment ${b.id}`);
+    }
+  }
+}
+
 /**
  * hdr_validate_segments (hdr_validate_crypt_segment for crypt ones), validate_segment_intervals and
  * validate_reencrypt_segments. Returns the segments' ids in the JSON's order.
@@ -363,51 +407,12 @@ function validateSegments({ digests, segments, mandatory }: Sections): string[] 
       if (firstBackup < 0 || i < firstBackup) firstBackup = i;
     } else if (firstBackup >= 0 && i >= firstBackup)
       bad(`segment ${id} is a regular segment after backup segment ${firstBackup}`);
-    if (type === 'crypt') {
-      // hdr_validate_crypt_segment
-      const iv = string(s, 'iv_tweak', `segment ${id}.iv_tweak`);
-      string(s, 'encryption', `segment ${id}.encryption`);
-      int(s, 'sector_size', `segment ${id}.sector_size`);
-      if (s.integrity !== undefined) {
-        const g = object(s, 'integrity', `segment ${id}.integrity`);
-        for (const k of ['type', 'journal_encryption', 'journal_integrity'])
-          string(g, k, `segment ${id}.integrity.${k}`);
-      }
-      const sector = u32(s, 'sector_size', `segment ${id}.sector_size`);
-      if (sector === 0 || sector % 512 !== 0)
-        bad(`segment ${id}.sector_size ${sector} is not a positive multiple of 512`);
-      if (!numbered(iv) || strtoull(iv) === undefined) bad(`segment ${id}.iv_tweak "${iv}" is not a 64-bit integer`);
-      if (size % BigInt(sector) !== 0n)
-        bad(`segment ${id}.size ${size} is not a multiple of its sector_size ${sector}`);
-      const named = Object.values(digests).some(
-        (d) => isObject(d) && Array.isArray(d.segments) && d.segments.includes(id),
-      );
-      if (!named) bad(`segment ${id} is a crypt segment that no digest names`);
-    }
+    if (type === 'crypt') validateCryptSegment(s, id, size, digests);
   }
   if (firstBackup === 0) bad('segments: there is no regular segment, only backup ones');
   if (firstBackup >= count) bad(`segments: segment ${firstBackup} leaves a gap after the regular segments`);
   const regular = firstBackup < 0 ? count : firstBackup;
-  const intervals: { offset: bigint; length: bigint; id: string }[] = [];
-  for (let i = 0; i < count; i++) {
-    const s = segments[String(i)];
-    if (!isObject(s)) bad(`segments: there is no segment ${i} (segments are numbered 0, 1, … without gaps)`);
-    if (i < regular) {
-      const length = s.size === 'dynamic' ? U64 - 1n : jobjU64(s.size);
-      intervals.push({ offset: jobjU64(s.offset), length: length === 0n ? U64 - 1n : length, id: String(i) });
-    }
-  }
-  // validate_segment_intervals: only the last regular segment may be dynamic, and none overlaps another
-  for (const [i, a] of intervals.entries()) {
-    if (a.length === U64 - 1n && i !== intervals.length - 1)
-      bad(`segment ${a.id}.size is "dynamic" but segment ${a.id} is not the last regular segment`);
-    for (const b of intervals) {
-      if (a === b) continue;
-      if (b.length !== U64 - 1n && b.offset + b.length >= U64) bad(`segment ${b.id}: offset + size is above 2^64 − 1`);
-      if (a.offset >= b.offset && (b.length === U64 - 1n || a.offset < b.offset + b.length))
-        bad(`segment ${a.id} overlaps segment ${b.id}`);
-    }
-  }
+  validateSegmentIntervals(segments, count, regular);
   // validate_reencrypt_segments: an online reencryption keeps its backup segments, and the regular ones match them
   if (mandatory.some((f) => ONLINE_REENCRYPT.has(f))) {
     let final: Json | undefined, previous: Json | undefined;

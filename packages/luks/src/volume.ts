@@ -5,10 +5,24 @@
 // B), AFmerge gives a candidate, and PBKDF2(candidate, mk-digest-salt, mk-digest-iter, 20) must equal
 // mk-digest. LUKS2 is the same with per-keyslot parameters: the "kdf" (pbkdf2 or argon2), the "area"
 // cipher and key size, the "af" stripes and hash, and a "digests" entry binding keyslot and segment.
-import { equalBytes, type FormatVolume, payloadLayout, SectorVolume } from '@x/disk-format';
+import {
+  argon2Problem,
+  equalBytes,
+  type FormatVolume,
+  iterationsProblem,
+  type KdfLimitOptions,
+  type KdfLimits,
+  type KdfProblem,
+  kdfLimits,
+  notTried,
+  payloadLayout,
+  SectorVolume,
+  secretBytes,
+  triable,
+} from '@x/disk-format';
 import { newSectorCipher, parseCipherSpec, type SectorCipher } from '@x/dm-crypt';
 import { afMerge } from './af.js';
-import { HeaderError, LuksError, WrongPassphraseError, WrongVolumeKeyError } from './errors.js';
+import { errors, HeaderError, LuksError, WrongPassphraseError, WrongVolumeKeyError } from './errors.js';
 import { hashByName } from './hashes.js';
 import { readHeaderFrom, type LuksHeader } from './header.js';
 import { argon2, argon2Runtime, pbkdf2 } from './kdf.js';
@@ -16,29 +30,9 @@ import type { Luks1Header, Luks1Keyslot } from './luks1.js';
 import { LUKS2_STRIPES, type Luks2Digest, type Luks2Header, type Luks2Keyslot, type Luks2Segment } from './luks2.js';
 import { readBytes, toSource, type ByteSource, type LuksInput } from './source.js';
 
+const PREFIX = '@x/luks';
 const KEY_MATERIAL_SECTOR = 512; // key material is always in 512-byte sectors (LUKS1 §5 LUKS_SECTOR_SIZE)
 
-/**
- * cryptsetup's largest Argon2 memory, 4 GiB in KiB (lib/crypto_backend/pbkdf_check.c, crypt_pbkdf_get_limits:
- * max_memory = 4*1024*1024): `luksFormat --pbkdf-memory` takes no more.
- */
-const CRYPTSETUP_MAX_ARGON2_MEMORY = 4 * 1024 * 1024;
-/**
- * Default `maxIterations`, 2^26 = 67,108,864 PBKDF2 iterations. cryptsetup calibrates a PBKDF2 keyslot to 2 s
- * of its native PBKDF2 (`--iter-time` 2000) and a digest to less: on the machine of the tests (an AMD EPYC
- * with SHA extensions) `cryptsetup benchmark` counts 2.78 M sha256, 1.57 M sha1 and 1.41 M sha512 iterations
- * per second, so its default keyslots hold 3–6 M. 2^26 leaves more than ten times that for faster CPUs and
- * longer `--iter-time`s, and takes about 16 s here through WebCrypto (sha256) — a bound, not a budget.
- */
-const DEFAULT_MAX_ITERATIONS = 2 ** 26;
-/**
- * Default `maxTimeCost`, 2^16 = 65,536 Argon2 passes. cryptsetup's own limit is 2^32 − 1 (pbkdf_check.c), no
- * bound at all; its default keyslots are calibrated to 2 s with at least 64 MiB and up to 1 GiB of memory,
- * which leaves a handful of passes (`cryptsetup benchmark` here: 4 passes over 412 MiB). 2^16 passes of
- * the smallest memory cryptsetup accepts, 32 KiB, are 2 M block computations, about 2 s through hash-wasm.
- */
-const DEFAULT_MAX_TIME_COST = 2 ** 16;
-const U32_MAX = 0xffff_ffff;
 /** The longest volume or keyslot key looked at, 512 bytes (4096 bits): no cipher takes more (those here take 64 at most). */
 const MAX_KEY_BYTES = 512;
 /** LUKS_SALTSIZE (lib/luks1/luks.h): every LUKS2 keyslot and digest salt cryptsetup reads is 32 bytes. */
@@ -52,8 +46,12 @@ const SALT_BYTES = 32;
  * const byPassphrase: OpenOptions = { passphrase: 'secret', keyslot: 1 };
  * const byKey: OpenOptions = { volumeKey: keyFromLuksDump };
  * ```
+ *
+ * The bounds on a keyslot's or digest's key derivation, `maxIterations`, `maxTimeCost` and `maxMemory`, are
+ * those of every format ({@link KdfLimitOptions} of `@x/disk-format`): a keyslot above one of them, or above
+ * what this runtime's Argon2 can allocate, is not tried.
  */
-export interface OpenOptions {
+export interface OpenOptions extends KdfLimitOptions {
   /** The passphrase; a string is encoded as UTF-8, bytes are used as they are (like a key file). */
   passphrase?: string | Uint8Array;
   /** The raw volume (master) key instead of a passphrase; checked against the header's digest. */
@@ -67,19 +65,6 @@ export interface OpenOptions {
    * to another thread (decrypt threads) once; `close()` wipes it if it was not taken.
    */
   share?: boolean;
-  /**
-   * The most Argon2 memory a keyslot may ask for, KiB. Default: cryptsetup's maximum, 4 GiB (4,194,304
-   * KiB), and no more than half of the machine's memory where the runtime tells (Node: `os.totalmem()`;
-   * browsers do not tell). A keyslot above it, or above what this runtime's Argon2 can allocate, is not tried.
-   */
-  maxMemory?: number;
-  /**
-   * The most PBKDF2 iterations a keyslot or digest may ask for. Default 2^26 = 67,108,864, which every
-   * volume cryptsetup makes with its defaults stays far below (a few million); never more than 2^32 − 1.
-   */
-  maxIterations?: number;
-  /** The most Argon2 passes (`time`) a keyslot may ask for. Default 2^16 = 65,536; never more than 2^32 − 1. */
-  maxTimeCost?: number;
 }
 
 /**
@@ -110,55 +95,14 @@ function checkDigestMatch(candidate: Uint8Array, computed: Uint8Array, stored: U
   return ok;
 }
 
-/** The resource bounds of one openLuks call. */
-interface Limits {
-  readonly maxMemory: number;
-  readonly maxIterations: number;
-  readonly maxTimeCost: number;
-}
-
-/** Half of the machine's memory in KiB, where the runtime tells (node:os, found at run time as hashes.ts finds node:crypto). */
-function halfMachineMemory(): number | undefined {
-  const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
-  if (typeof proc?.getBuiltinModule !== 'function') return undefined;
-  try {
-    const total = (proc.getBuiltinModule('node:os') as { totalmem?: () => number } | undefined)?.totalmem?.();
-    return typeof total === 'number' && total > 0 ? Math.floor(total / 2048) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function limitsOf(options: OpenOptions): Limits {
-  const bound = (name: 'maxMemory' | 'maxIterations' | 'maxTimeCost', fallback: number) => {
-    const v = options[name];
-    if (v === undefined) return fallback;
-    if (typeof v !== 'number') throw new TypeError(`@x/luks: options.${name} must be a number`);
-    if (!Number.isSafeInteger(v) || v < 1)
-      throw new RangeError(`@x/luks: options.${name} must be a positive whole number, got ${v}`);
-    return v;
-  };
-  const half = halfMachineMemory();
-  return {
-    maxMemory: bound('maxMemory', Math.min(CRYPTSETUP_MAX_ARGON2_MEMORY, half ?? CRYPTSETUP_MAX_ARGON2_MEMORY)),
-    maxIterations: bound('maxIterations', DEFAULT_MAX_ITERATIONS),
-    maxTimeCost: bound('maxTimeCost', DEFAULT_MAX_TIME_COST),
-  };
-}
-
 /** Why a PBKDF2 of `iterations` with `hash` is not run (named `what`), or undefined. */
-function pbkdf2Problem(what: string, hash: string, iterations: number, limits: Limits): string | undefined {
+function pbkdf2Problem(what: string, hash: string, iterations: number, limits: KdfLimits): string | undefined {
   try {
     hashByName(hash);
   } catch (e) {
     return `${what}.hash: ${(e as Error).message.replace(/^@x\/luks: /, '')}`;
   }
-  if (iterations < 1) return `${what}.iterations is ${iterations}; PBKDF2 needs at least 1`;
-  if (iterations > U32_MAX)
-    return `${what}.iterations ${iterations} is above 2^32 − 1 (cryptsetup counts PBKDF2 iterations in 32 bits)`;
-  if (iterations > limits.maxIterations)
-    return `${what}.iterations ${iterations} is above maxIterations, ${limits.maxIterations} (raise options.maxIterations to try it)`;
-  return undefined;
+  return iterationsProblem(what, iterations, limits);
 }
 
 /**
@@ -184,7 +128,7 @@ function keySizeProblem(field: string, spec: string, length: number): string | u
 }
 
 /** Why the LUKS2 digest is not used (a rule or a bound), or undefined: checked before any derivation. */
-function luks2DigestProblem(d: Luks2Digest, limits: Limits): string | undefined {
+function luks2DigestProblem(d: Luks2Digest, limits: KdfLimits): string | undefined {
   const what = `digest ${d.id}`;
   if (d.problem) return `${what}.${d.problem}`;
   const p = pbkdf2Problem(what, d.hash, d.iterations, limits);
@@ -197,12 +141,6 @@ function luks2DigestProblem(d: Luks2Digest, limits: Limits): string | undefined 
   return undefined;
 }
 
-/** A keyslot that is not tried, and why; `runtime`: a limit of this runtime rather than of the header or the bounds. */
-interface Skipped {
-  readonly message: string;
-  readonly runtime: boolean;
-}
-
 /**
  * Why LUKS2 keyslot `k` is not tried, or undefined: the rules and bounds its key derivation, its key
  * material and the key it yields must meet, all checked before anything is derived or allocated.
@@ -210,10 +148,10 @@ interface Skipped {
 function luks2KeyslotProblem(
   k: Luks2Keyslot,
   segmentCipher: string,
-  limits: Limits,
+  limits: KdfLimits,
   source: ByteSource,
-): Skipped | undefined {
-  const fail = (message: string, runtime = false): Skipped => ({ message: `keyslot ${k.id}${message}`, runtime });
+): KdfProblem | undefined {
+  const fail = (message: string): KdfProblem => ({ message: `keyslot ${k.id}${message}`, runtime: false });
   if (k.problem) return fail(`.${k.problem}`);
   const af = k.af!,
     area = k.area!,
@@ -241,26 +179,7 @@ function luks2KeyslotProblem(
     const p = pbkdf2Problem('.kdf', kdf.hash, kdf.iterations, limits);
     return p ? fail(p) : undefined;
   }
-  const cost = (why: string, runtime = false) => fail(`.kdf: argon2 cost out of range: ${why}`, runtime);
-  if (kdf.time < 1 || kdf.time > U32_MAX) return cost(`time ${kdf.time} is not within 1 … 2^32 − 1`);
-  if (kdf.time > limits.maxTimeCost)
-    return cost(`time ${kdf.time} is above maxTimeCost, ${limits.maxTimeCost} (raise options.maxTimeCost to try it)`);
-  // cryptsetup makes 1 … 4 lanes; 16 leaves room for other tools without letting a header ask for millions
-  if (kdf.cpus < 1 || kdf.cpus > 16) return cost(`cpus ${kdf.cpus} is not within 1 … 16`);
-  if (kdf.memory < 8 * kdf.cpus) return cost(`memory ${kdf.memory} KiB is below 8 KiB per lane (RFC 9106 §3.1)`);
-  if (kdf.memory > CRYPTSETUP_MAX_ARGON2_MEMORY)
-    return cost(`memory ${kdf.memory} KiB is above ${CRYPTSETUP_MAX_ARGON2_MEMORY} KiB (4 GiB), cryptsetup's maximum`);
-  if (kdf.memory > limits.maxMemory)
-    return cost(
-      `memory ${kdf.memory} KiB is above maxMemory, ${limits.maxMemory} KiB (raise options.maxMemory to try it)`,
-    );
-  const rt = argon2Runtime();
-  if (kdf.memory > rt.maxMemory)
-    return fail(
-      `: Argon2 memory of ${kdf.memory} KiB cannot be allocated in this runtime (its Argon2, ${rt.backend}, holds at most ${rt.maxMemory} KiB; Node ≥ 24.7 has a native Argon2 that can)`,
-      true,
-    );
-  return undefined;
+  return argon2Problem(`keyslot ${k.id}.kdf`, `keyslot ${k.id}`, kdf, limits, argon2Runtime());
 }
 
 /** Key material of `keyLength × stripes` bytes from `offset`, whole 512-byte sectors, decrypted and AF-merged. */
@@ -307,7 +226,12 @@ async function luks1Digest(h: Luks1Header, key: Uint8Array): Promise<boolean> {
 }
 
 /** Why LUKS1 keyslot `k` is not tried (a bound, or key material outside the image), or undefined. */
-function luks1KeyslotProblem(h: Luks1Header, k: Luks1Keyslot, limits: Limits, source: ByteSource): Skipped | undefined {
+function luks1KeyslotProblem(
+  h: Luks1Header,
+  k: Luks1Keyslot,
+  limits: KdfLimits,
+  source: ByteSource,
+): KdfProblem | undefined {
   const p = pbkdf2Problem(`keyslot ${k.index}`, h.hashSpec, k.iterations, limits);
   if (p) return { message: p, runtime: false };
   const length = Math.ceil((h.keyBytes * k.stripes) / KEY_MATERIAL_SECTOR) * KEY_MATERIAL_SECTOR;
@@ -319,34 +243,10 @@ function luks1KeyslotProblem(h: Luks1Header, k: Luks1Keyslot, limits: Limits, so
   return undefined;
 }
 
-/** The error for a keyslot that cannot be tried: a typed LuksError for a runtime limit, else a HeaderError. */
-const skippedError = (s: Skipped) =>
-  s.runtime ? new LuksError(`@x/luks: ${s.message}`) : new HeaderError(`@x/luks: ${s.message}`);
-
-/**
- * The keyslots to try, in order, and those left out with the reason: a keyslot that breaks a bound or a
- * rule is passed over, as cryptsetup passes over a keyslot it cannot use, unless it is the one asked for
- * or no keyslot is left (then the first reason is thrown).
- */
-function triable<K>(
-  slots: K[],
-  problem: (k: K) => Skipped | undefined,
-  asked: boolean,
-): { ok: K[]; skipped: Skipped[] } {
-  const ok: K[] = [],
-    skipped: Skipped[] = [];
-  for (const k of slots) {
-    const p = problem(k);
-    if (p) skipped.push(p);
-    else ok.push(k);
-  }
-  if (skipped.length > 0 && (asked || ok.length === 0)) throw skippedError(skipped[0]);
-  return { ok, skipped };
-}
-
-function wrongPassphrase(tried: string[], skipped: Skipped[]): WrongPassphraseError {
-  const left = skipped.length ? `; not tried: ${skipped.map((s) => s.message).join('; ')}` : '';
-  return new WrongPassphraseError(`@x/luks: no keyslot opens with this passphrase (tried ${tried.join(', ')}${left})`);
+function wrongPassphrase(tried: string[], skipped: KdfProblem[]): WrongPassphraseError {
+  return new WrongPassphraseError(
+    `${PREFIX}: no keyslot opens with this passphrase (tried ${tried.join(', ')}${notTried(skipped)})`,
+  );
 }
 
 async function unlockLuks1(
@@ -354,7 +254,7 @@ async function unlockLuks1(
   source: ByteSource,
   passphrase: Uint8Array,
   keyslot: number | undefined,
-  limits: Limits,
+  limits: KdfLimits,
 ): Promise<{ key: Uint8Array; slot: string }> {
   let slots = h.keyslots.filter((k) => k.active);
   if (keyslot !== undefined) {
@@ -364,7 +264,8 @@ async function unlockLuks1(
     slots = [k];
   }
   if (slots.length === 0) throw new LuksError('@x/luks: the volume has no active keyslot');
-  const { ok, skipped } = triable(slots, (k) => luks1KeyslotProblem(h, k, limits, source), keyslot !== undefined);
+  const problem = (k: Luks1Keyslot) => luks1KeyslotProblem(h, k, limits, source);
+  const { ok, skipped } = triable(slots, problem, keyslot !== undefined, PREFIX, errors);
   for (const k of ok) {
     const slotKey = await pbkdf2(h.hashSpec, passphrase, k.salt, k.iterations, h.keyBytes);
     let candidate: Uint8Array;
@@ -447,7 +348,7 @@ async function unlockLuks2(
   source: ByteSource,
   passphrase: Uint8Array,
   keyslot: string | undefined,
-  limits: Limits,
+  limits: KdfLimits,
 ): Promise<{ key: Uint8Array; slot: string }> {
   let slots: Luks2Keyslot[];
   if (keyslot !== undefined) {
@@ -465,11 +366,8 @@ async function unlockLuks2(
     slots.sort((a, b) => b.priority - a.priority);
   }
   if (slots.length === 0) throw new LuksError('@x/luks: the volume has no active keyslot');
-  const { ok, skipped } = triable(
-    slots,
-    (k) => luks2KeyslotProblem(k, segment.encryption, limits, source),
-    keyslot !== undefined,
-  );
+  const problem = (k: Luks2Keyslot) => luks2KeyslotProblem(k, segment.encryption, limits, source);
+  const { ok, skipped } = triable(slots, problem, keyslot !== undefined, PREFIX, errors);
   for (const k of ok) {
     const af = k.af!,
       area = k.area!;
@@ -516,12 +414,6 @@ class Volume extends SectorVolume implements LuksVolume {
     this.version = header.version;
     this.uuid = header.uuid;
   }
-}
-
-function passphraseBytes(p: string | Uint8Array): Uint8Array {
-  if (typeof p === 'string') return new TextEncoder().encode(p);
-  if (p instanceof Uint8Array) return Uint8Array.from(p);
-  throw new TypeError('@x/luks: passphrase must be a string or a Uint8Array');
 }
 
 /**
@@ -601,7 +493,32 @@ export async function unlockLuks(input: LuksInput, options: OpenOptions): Promis
   return { header: u.header, volumeKey: u.key, keyslot: u.slot };
 }
 
+/** The secret of one unlock call: a passphrase (and the keyslot to try), or the volume key. */
+type Secret = Pick<OpenOptions, 'passphrase' | 'volumeKey' | 'keyslot'>;
+
+/** Where a header puts the payload, and the length of its volume key. */
+interface Payload {
+  readonly cipher: string;
+  readonly sectorSize: number;
+  readonly ivOffset: bigint;
+  readonly payloadOffset: number;
+  readonly payloadSize: number;
+  readonly keySize: number;
+}
+
+/** The volume key found, and the keyslot that gave it (undefined when the volume key was given). */
+type Recovered = { key: Uint8Array; slot: string | undefined };
+
 async function unlock(source: ByteSource, options: OpenOptions) {
+  const secret = checkSecret(options);
+  const limits = kdfLimits(options, PREFIX);
+  const h = await readHeaderFrom(source);
+  const opened =
+    h.version === 1 ? await unlockVersion1(h, source, secret, limits) : await unlockVersion2(h, source, secret, limits);
+  return { header: h, source, ...opened };
+}
+
+function checkSecret(options: OpenOptions): Secret {
   if (options === null || typeof options !== 'object') throw new TypeError('@x/luks: options must be an object');
   const { passphrase, volumeKey, keyslot } = options;
   if ((passphrase === undefined) === (volumeKey === undefined))
@@ -610,103 +527,130 @@ async function unlock(source: ByteSource, options: OpenOptions) {
     throw new TypeError('@x/luks: volumeKey must be a Uint8Array');
   if (keyslot !== undefined && typeof keyslot !== 'number' && typeof keyslot !== 'string')
     throw new TypeError('@x/luks: keyslot must be a number or a string');
-  const limits = limitsOf(options);
-  const h = await readHeaderFrom(source);
+  return { passphrase, volumeKey, keyslot };
+}
 
-  let cipher: string,
-    sectorSize: number,
-    payloadOffset: number,
-    payloadSize: number,
-    keySize: number,
-    ivOffset = 0n;
-  let digest: Luks2Digest | undefined, segment: Luks2Segment | undefined;
-  const pastEnd = (offset: number | bigint) =>
-    new HeaderError(`@x/luks: the image (${source.size} bytes) ends before the payload offset ${offset} (truncated?)`);
-  if (h.version === 1) {
-    cipher = h.cipher;
-    sectorSize = 512; // LUKS1 §5 LUKS_SECTOR_SIZE
-    payloadOffset = h.payloadOffset * 512;
-    keySize = h.keyBytes;
-    if (payloadOffset > source.size) throw pastEnd(payloadOffset);
-    const dp = pbkdf2Problem('mk-digest', h.hashSpec, h.mkDigestIterations, limits);
-    if (dp) throw new HeaderError(`@x/luks: ${dp}`);
-    payloadSize = Math.floor((source.size - payloadOffset) / sectorSize) * sectorSize;
-  } else {
-    const found = dataSegment(h);
-    digest = found.digest;
-    const seg = found.segment;
-    segment = seg;
-    cipher = seg.encryption;
-    sectorSize = seg.sectorSize;
-    // cryptsetup's validation takes any multiple of 512; dm-crypt opens powers of two from 512 to 4096
-    if (sectorSize > 4096 || (sectorSize & (sectorSize - 1)) !== 0)
-      throw new HeaderError(
-        `@x/luks: segment ${seg.id}.sector_size ${sectorSize}: dm-crypt takes a power of two from 512 to 4096`,
-      );
-    ivOffset = seg.ivTweak;
-    const slot = h.keyslots.find((k) => digest!.keyslots.includes(k.id));
-    keySize = slot?.keySize ?? volumeKey?.length ?? 0;
-    // a 64-bit offset or size beyond 2^53 (a bigint) is past the end of any image this program can read
-    if (typeof seg.offset === 'bigint' || seg.offset > source.size) throw pastEnd(seg.offset);
-    payloadOffset = seg.offset;
-    if (seg.size === 'dynamic') {
-      payloadSize = Math.floor((source.size - payloadOffset) / sectorSize) * sectorSize;
-    } else {
-      if (typeof seg.size === 'bigint' || payloadOffset + seg.size > source.size)
-        throw new HeaderError(
-          `@x/luks: the payload (${seg.size} bytes at ${payloadOffset}) is past the end of the image (truncated?)`,
-        );
-      payloadSize = seg.size;
-    }
-    // the digest is computed whatever the way in: its bounds first
-    const dp = luks2DigestProblem(digest, limits);
-    if (dp) throw new HeaderError(`@x/luks: ${dp}`);
-  }
+const pastEnd = (source: ByteSource, offset: number | bigint) =>
+  new HeaderError(`@x/luks: the image (${source.size} bytes) ends before the payload offset ${offset} (truncated?)`);
 
-  if (payloadOffset === 0) {
+/** The checks every version's payload must pass before any key derivation. */
+function checkPayload(p: Payload): void {
+  if (p.payloadOffset === 0) {
     // LUKS1 spec §3.1 footnote 6: an offset of 0 means a detached header, the data being elsewhere
     throw new HeaderError(
       '@x/luks: the payload offset is 0: a detached header, which this package does not open (the payload must follow the header in the same image)',
     );
   }
   try {
-    parseCipherSpec(cipher); // an unsupported payload cipher is refused before any key derivation
+    parseCipherSpec(p.cipher); // an unsupported payload cipher is refused before any key derivation
   } catch (e) {
     throw new HeaderError(`@x/luks: payload: ${(e as Error).message}`, { cause: e });
   }
-  if (h.version === 1) {
-    // a key-bytes the cipher cannot take (8, 48, …) is refused here, not after the keyslots' PBKDF2
-    const kp = keySizeProblem('key-bytes', cipher, keySize);
-    if (kp) throw new HeaderError(`@x/luks: LUKS1 ${kp}`);
-  }
+}
 
-  let key: Uint8Array, slot: string | undefined;
+/**
+ * The volume key from `secret`: the volume key given, checked by `digestMatches`, or the one a keyslot
+ * yields for the passphrase (`byPassphrase`, which gets a copy of the passphrase that is wiped after).
+ */
+async function recoverKey(
+  secret: Secret,
+  keySize: number,
+  digestMatches: (key: Uint8Array) => Promise<boolean>,
+  byPassphrase: (passphrase: Uint8Array) => Promise<Recovered>,
+): Promise<Recovered> {
+  const { volumeKey } = secret;
   if (volumeKey !== undefined) {
     if (volumeKey.length !== keySize)
       throw new WrongVolumeKeyError(`@x/luks: the volume key must be ${keySize} bytes, got ${volumeKey.length}`);
-    key = Uint8Array.from(volumeKey);
-    const ok = h.version === 1 ? await luks1Digest(h, key) : await luks2Digest(digest!, key);
-    if (!ok) throw new WrongVolumeKeyError('@x/luks: the volume key does not match the header digest');
-  } else {
-    const pass = passphraseBytes(passphrase!);
-    try {
-      const r =
-        h.version === 1
-          ? await unlockLuks1(h, source, pass, keyslot === undefined ? undefined : Number(keyslot), limits)
-          : await unlockLuks2(
-              h,
-              segment!,
-              digest!,
-              source,
-              pass,
-              keyslot === undefined ? undefined : String(keyslot),
-              limits,
-            );
-      key = r.key;
-      slot = r.slot;
-    } finally {
-      pass.fill(0);
-    }
+    const key = Uint8Array.from(volumeKey);
+    if (!(await digestMatches(key)))
+      throw new WrongVolumeKeyError('@x/luks: the volume key does not match the header digest');
+    return { key, slot: undefined };
   }
-  return { header: h, source, key, slot, cipher, sectorSize, ivOffset, payloadOffset, payloadSize };
+  const pass = secretBytes(secret.passphrase, 'passphrase', PREFIX);
+  try {
+    return await byPassphrase(pass);
+  } finally {
+    pass.fill(0);
+  }
+}
+
+/** LUKS1: the payload after the header in 512-byte sectors, one mk-digest, keyslots 0 … 7. */
+async function unlockVersion1(h: Luks1Header, source: ByteSource, secret: Secret, limits: KdfLimits) {
+  const sectorSize = 512; // LUKS1 §5 LUKS_SECTOR_SIZE
+  const payloadOffset = h.payloadOffset * 512;
+  if (payloadOffset > source.size) throw pastEnd(source, payloadOffset);
+  const dp = pbkdf2Problem('mk-digest', h.hashSpec, h.mkDigestIterations, limits);
+  if (dp) throw new HeaderError(`@x/luks: ${dp}`);
+  const payloadSize = Math.floor((source.size - payloadOffset) / sectorSize) * sectorSize;
+  const payload: Payload = {
+    cipher: h.cipher,
+    sectorSize,
+    ivOffset: 0n,
+    payloadOffset,
+    payloadSize,
+    keySize: h.keyBytes,
+  };
+  checkPayload(payload);
+  // a key-bytes the cipher cannot take (8, 48, …) is refused here, not after the keyslots' PBKDF2
+  const kp = keySizeProblem('key-bytes', payload.cipher, payload.keySize);
+  if (kp) throw new HeaderError(`@x/luks: LUKS1 ${kp}`);
+  const keyslot = secret.keyslot === undefined ? undefined : Number(secret.keyslot);
+  const found = await recoverKey(
+    secret,
+    payload.keySize,
+    (key) => luks1Digest(h, key),
+    (pass) => unlockLuks1(h, source, pass, keyslot, limits),
+  );
+  return { ...payload, ...found };
+}
+
+/** LUKS2: the one crypt segment (its sector size, IV tweak, offset and size) and the digest that covers it. */
+async function unlockVersion2(h: Luks2Header, source: ByteSource, secret: Secret, limits: KdfLimits) {
+  const { segment, digest } = dataSegment(h);
+  const payload = segmentPayload(h, segment, digest, source, secret.volumeKey);
+  // the digest is computed whatever the way in: its bounds first
+  const dp = luks2DigestProblem(digest, limits);
+  if (dp) throw new HeaderError(`@x/luks: ${dp}`);
+  checkPayload(payload);
+  const keyslot = secret.keyslot === undefined ? undefined : String(secret.keyslot);
+  const found = await recoverKey(
+    secret,
+    payload.keySize,
+    (key) => luks2Digest(digest, key),
+    (pass) => unlockLuks2(h, segment, digest, source, pass, keyslot, limits),
+  );
+  return { ...payload, ...found };
+}
+
+/** Where the LUKS2 data segment lies in the image, checked against its size. */
+function segmentPayload(
+  h: Luks2Header,
+  seg: Luks2Segment,
+  digest: Luks2Digest,
+  source: ByteSource,
+  volumeKey: Uint8Array | undefined,
+): Payload {
+  const sectorSize = seg.sectorSize;
+  // cryptsetup's validation takes any multiple of 512; dm-crypt opens powers of two from 512 to 4096
+  if (sectorSize > 4096 || (sectorSize & (sectorSize - 1)) !== 0)
+    throw new HeaderError(
+      `@x/luks: segment ${seg.id}.sector_size ${sectorSize}: dm-crypt takes a power of two from 512 to 4096`,
+    );
+  const slot = h.keyslots.find((k) => digest.keyslots.includes(k.id));
+  const keySize = slot?.keySize ?? volumeKey?.length ?? 0;
+  // a 64-bit offset or size beyond 2^53 (a bigint) is past the end of any image this program can read
+  if (typeof seg.offset === 'bigint' || seg.offset > source.size) throw pastEnd(source, seg.offset);
+  const payloadOffset = seg.offset;
+  let payloadSize: number;
+  if (seg.size === 'dynamic') {
+    payloadSize = Math.floor((source.size - payloadOffset) / sectorSize) * sectorSize;
+  } else {
+    if (typeof seg.size === 'bigint' || payloadOffset + seg.size > source.size)
+      throw new HeaderError(
+        `@x/luks: the payload (${seg.size} bytes at ${payloadOffset}) is past the end of the image (truncated?)`,
+      );
+    payloadSize = seg.size;
+  }
+  return { cipher: seg.encryption, sectorSize, ivOffset: seg.ivTweak, payloadOffset, payloadSize, keySize };
 }

@@ -14,6 +14,7 @@ import {
   type AdiantumImage,
   type Container,
   describeWithCryptsetup,
+  dumpWithVolumeKey,
   makeAdiantumImages,
   parseVolumeKey,
   removeAllContainers,
@@ -25,7 +26,7 @@ import { newSectorCipher } from '@x/dm-crypt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openFileSource } from '../src/file.js';
 import { openLuks, readHeader, WrongPassphraseError } from '../src/index.js';
-import { sameBytes } from './helpers.js';
+import { expectContainer, sameBytes } from './helpers.js';
 
 interface Image extends AdiantumImage {
   /** The payload computed sector by sector with the portable Adiantum and hand-made plain64 tweaks. */
@@ -127,15 +128,7 @@ describeWithCryptsetup('LUKS2 volumes whose segment cipher is Adiantum', () => {
       after.segments['0'].iv_tweak = before.segments['0'].iv_tweak;
       expect(after).toEqual(before);
       // the keyslot still gives the same volume key
-      const { stdout } = await runCryptsetup([
-        'luksDump',
-        '--dump-volume-key',
-        '--batch-mode',
-        '--disable-locks',
-        '--key-file',
-        passFiles[cs.base],
-        img.path,
-      ]);
+      const stdout = await dumpWithVolumeKey(img.path, passFiles[cs.base]);
       // cryptsetup's LUKS1-style lines split the spec: "xchacha12,aes" + "adiantum-plain64", or
       // "capi:adiantum(xchacha12,aes)" + "plain64"
       const name = /^Cipher name:\s+(\S+)$/m.exec(stdout)?.[1];
@@ -159,12 +152,7 @@ describeWithCryptsetup('LUKS2 volumes whose segment cipher is Adiantum', () => {
         expect(v.keyslot).toBe('0');
         expect(v.cipher).toBe(cs.spec);
         expect(v.keySize).toBe(32);
-        expect(v.sectorSize).toBe(c.sectorSize);
-        expect(v.payloadOffset).toBe(c.payloadOffset);
-        expect(v.payloadSize).toBe(c.payloadSize);
-        const plain = new Uint8Array(v.payloadSize);
-        await v.read(plain, 0);
-        expect(sameBytes(plain, c.original)).toBe(true);
+        await expectContainer(v, c);
         // every sector on its own
         const one = new Uint8Array(v.sectorSize);
         for (let s = 0; s * v.sectorSize < v.payloadSize; s++) {

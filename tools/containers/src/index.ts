@@ -26,6 +26,7 @@ export {
 export {
   convertToLuks1,
   dumpVolumeKey,
+  dumpWithVolumeKey,
   makeLuks2Container,
   mapLimit,
   parseVolumeKey,

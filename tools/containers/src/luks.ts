@@ -167,6 +167,25 @@ export function parseVolumeKey(dump: string): Uint8Array {
   return Uint8Array.from(Buffer.from(m[1].replace(/\s+/g, ''), 'hex'));
 }
 
+/** cryptsetup's options for a run with a key file and no questions: `--batch-mode --disable-locks --key-file FILE`. */
+const keyFileArgs = (keyFile: string) => ['--batch-mode', '--disable-locks', '--key-file', keyFile];
+
+/**
+ * What `cryptsetup luksDump --dump-volume-key` prints for a container, unlocking a keyslot with `keyFile`;
+ * `header`, a detached header of the data at `path`. {@link parseVolumeKey} finds the key in it.
+ *
+ * @example
+ * ```ts
+ * const dump = await dumpWithVolumeKey('/tmp/volume.img', '/tmp/volume.key');
+ * const cipherName = /^Cipher name:\s+(\S+)$/m.exec(dump)?.[1];
+ * ```
+ */
+export async function dumpWithVolumeKey(path: string, keyFile: string, header?: string): Promise<string> {
+  const args = ['luksDump', '--dump-volume-key', ...keyFileArgs(keyFile)];
+  const { stdout } = await runCryptsetup([...args, ...(header === undefined ? [] : ['--header', header]), path]);
+  return stdout;
+}
+
 /**
  * Reads the volume key of a container with `cryptsetup luksDump --dump-volume-key`, unlocking a keyslot
  * with `keyFile`; `header`, a detached header of the data at `path`.
@@ -178,17 +197,7 @@ export function parseVolumeKey(dump: string): Uint8Array {
  * ```
  */
 export async function dumpVolumeKey(path: string, keyFile: string, header?: string): Promise<Uint8Array> {
-  const { stdout } = await runCryptsetup([
-    'luksDump',
-    '--dump-volume-key',
-    '--batch-mode',
-    '--disable-locks',
-    '--key-file',
-    keyFile,
-    ...(header === undefined ? [] : ['--header', header]),
-    path,
-  ]);
-  return parseVolumeKey(stdout);
+  return parseVolumeKey(await dumpWithVolumeKey(path, keyFile, header));
 }
 
 /** Segment 0 facts from a LUKS2 container's JSON metadata (`luksDump --dump-json-metadata`). */
@@ -298,24 +307,11 @@ export async function makeLuks2Container(spec: ContainerSpec = {}): Promise<Cont
     '--sector-size',
     String(sectorSize),
     ...pbkdfArgs(pbkdf),
-    '--batch-mode',
-    '--disable-locks',
-    '--key-file',
-    keyFiles[0],
+    ...keyFileArgs(keyFiles[0]),
     path,
   ]);
-  for (let i = 1; i < passphrases.length; i++) {
-    await runCryptsetup([
-      'luksAddKey',
-      ...pbkdfArgs(pbkdf),
-      '--batch-mode',
-      '--disable-locks',
-      '--key-file',
-      keyFiles[0],
-      path,
-      keyFiles[i],
-    ]);
-  }
+  for (let i = 1; i < passphrases.length; i++)
+    await runCryptsetup(['luksAddKey', ...pbkdfArgs(pbkdf), ...keyFileArgs(keyFiles[0]), path, keyFiles[i]]);
   const seg = await luks2Segment(path);
   // cryptsetup 2.6 puts the payload at reduce/2 = header; whatever it chose, the data must follow it
   const { size } = await stat(path);

@@ -26,17 +26,18 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { type ByteSource, readBytes } from '@x/byte-source';
 import {
-  DiskError,
+  type DiskError,
   type DiskFormat,
   equalBytes,
-  HeaderError,
+  formatErrors,
+  type HeaderError,
   payloadLayout,
   SectorVolume,
   sizeText,
   u32le,
   u64le,
-  WrongPassphraseError,
-  WrongVolumeKeyError,
+  type WrongPassphraseError,
+  type WrongVolumeKeyError,
 } from '@x/disk-format';
 import { newSectorCipher } from '@x/dm-crypt';
 
@@ -45,21 +46,16 @@ const HEADER = 512;
 const SECTOR = 512;
 const CIPHER = 'aes-xts-plain64';
 
-/** Every error of this package. */
-export class ToyError extends DiskError {
-  override name = 'ToyError';
-  override readonly format = 'toy';
-  static override readonly family = 'toy';
-}
-export class ToyHeaderError extends HeaderError {
-  override readonly format = 'toy';
-}
-export class ToyWrongPassphraseError extends WrongPassphraseError {
-  override readonly format = 'toy';
-}
-export class ToyWrongVolumeKeyError extends WrongVolumeKeyError {
-  override readonly format = 'toy';
-}
+/** Every error of this package (made by @x/disk-format, as every format's are). */
+const errors = formatErrors('toy', 'ToyError');
+export const ToyError = errors.FormatError;
+export type ToyError = DiskError;
+export const ToyHeaderError = errors.HeaderError;
+export type ToyHeaderError = HeaderError;
+export const ToyWrongPassphraseError = errors.WrongPassphraseError;
+export type ToyWrongPassphraseError = WrongPassphraseError;
+export const ToyWrongVolumeKeyError = errors.WrongVolumeKeyError;
+export type ToyWrongVolumeKeyError = WrongVolumeKeyError;
 
 /** A TOY header. */
 export interface ToyHeader {
