@@ -4,7 +4,7 @@
 import { chooseKernel } from '@x/aes-kernels/hazmat';
 import { type DiskFormat, orList, type Secret } from '@x/disk-format';
 import { availableParallelism } from 'node:os';
-import { type FormatChoice, SECRET_OPTIONS, type SecretOption } from './disk-commands.js';
+import { type FormatChoice, SECRET_OPTIONS, type SecretOption } from './disk-options.js';
 import { formatOf, namedFormat, openImage } from './image.js';
 import { type CliIo, fileError, UsageError } from './io.js';
 import type { OptionValues } from './options.js';

@@ -3,7 +3,7 @@
 import type { ByteSource } from '@x/byte-source';
 import { openFileSource } from '@x/byte-source/file';
 import { detectFormat, type DiskFormat, orList, undetectedReason } from '@x/disk-format';
-import type { FormatChoice } from './disk-commands.js';
+import type { FormatChoice } from './disk-options.js';
 import { fileError, UsageError } from './io.js';
 
 /** The image at `path`, opened for reading (a missing file is one line: `disk.img: no such file`). */

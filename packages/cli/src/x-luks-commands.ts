@@ -2,7 +2,7 @@
 // their usages and options (the passphrase and KDF options as cryptsetup spells them). Each `run` imports
 // its code when it runs (./x-luks-encrypt.ts, ./x-luks-keys.ts, with @x/luks), so that x-luks's start-up
 // loads none of it.
-import { FORCE, KEY_SLOT, SECRET_OPTIONS } from './disk-commands.js';
+import { FORCE, KEY_SLOT, SECRET_OPTIONS } from './disk-options.js';
 import type { OptionDef } from './options.js';
 import type { Subcommand } from './program.js';
 

@@ -1,0 +1,68 @@
+// The options of `dump` and `decrypt` that their table (./disk-commands.ts) and their code (./disk-decrypt.ts,
+// ./image.ts, x-luks's ./x-luks-commands.ts) both read: the secret options in cryptsetup's spelling, the
+// keyslot, the threads, --force; and what a command reads images as.
+import type { DiskFormat, SecretKind } from '@x/disk-format';
+import type { OptionDef } from './options.js';
+
+/** How a secret is given: its option, what it opens (`volumeKey`: the raw volume key), how a prompt names it. */
+export interface SecretOption extends OptionDef {
+  readonly kind: SecretKind | 'volumeKey';
+  readonly what: string;
+}
+
+/** The secret options, cryptsetup's spelling first for each kind (the one messages name). */
+export const SECRET_OPTIONS: readonly SecretOption[] = [
+  {
+    name: 'key-file',
+    short: 'd',
+    value: 'FILE',
+    kind: 'passphrase',
+    what: 'passphrase',
+    help: 'the passphrase (BitLocker: the password): every byte of FILE, as cryptsetup\nreads a key file; - reads stdin (from a terminal, one line typed without echo)',
+  },
+  { name: 'passphrase-file', value: 'FILE', kind: 'passphrase', what: 'passphrase', help: 'the same as --key-file' },
+  {
+    name: 'recovery-password',
+    value: 'DIGITS',
+    kind: 'recoveryPassword',
+    what: 'recovery password',
+    help: "BitLocker's 48-digit recovery password (- reads it like a key file)",
+  },
+  {
+    name: 'startup-key',
+    value: 'FILE',
+    kind: 'startupKey',
+    what: 'startup key',
+    help: "BitLocker's startup key file (.BEK)",
+  },
+  {
+    name: 'volume-key-file',
+    value: 'FILE',
+    kind: 'volumeKey',
+    what: 'volume key',
+    help: 'the raw volume key (binary): LUKS volume key, BitLocker FVEK, FileVault 2\nvolume key',
+  },
+];
+
+export const KEY_SLOT: OptionDef = {
+  name: 'key-slot',
+  short: 'S',
+  aliases: ['keyslot'],
+  value: 'N',
+  help: 'LUKS: try only keyslot N',
+};
+export const THREADS: OptionDef = {
+  name: 'threads',
+  value: 'N',
+  help: 'decrypt on N threads (default: one per core with the software AES kernels,\none with a hardware one, which outruns the disk); OUT is the same for every N',
+};
+export const FORCE: OptionDef = { name: 'force', help: 'overwrite an existing OUT' };
+
+/** What `dump` and `decrypt` read images as: every format of a list, or one (x-luks). */
+export interface FormatChoice {
+  readonly formats: readonly DiskFormat[];
+  /** Always this format, never detected (x-luks: LUKS); then there is no `--type`. */
+  readonly only?: DiskFormat;
+  /** The command's name, for the message of an image of no known format. */
+  readonly command: string;
+}
