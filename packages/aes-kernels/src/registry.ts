@@ -99,13 +99,26 @@ function loadOptional(source: OptionalKernel, require: RegistryOptions['require'
  */
 export function createRegistry(sources: readonly KernelSource[], options: RegistryOptions = {}): Registry {
   const names: readonly string[] = Object.freeze(sources.map((s) => s.name));
-  let slots: Slot[] | undefined;
-  let usable: AesKernel[] | undefined;
+  // Each entry is loaded, and asked whether it runs here, only when the choice reaches it: the best kernel
+  // that runs is chosen without loading or compiling the ones after it (on a CPU with a native kernel, the
+  // WebAssembly module is never compiled).
+  const slots: (Slot | undefined)[] = [];
+  let runs: (boolean | undefined)[] = [];
 
-  const available = (): AesKernel[] => {
-    slots ??= sources.map((s) => (isOptional(s) ? loadOptional(s, options.require) : { name: s.name, kernel: s }));
-    usable ??= slots.flatMap((s) => (s.kernel?.isAvailable() ? [s.kernel] : []));
-    return usable;
+  const usableAt = (i: number): AesKernel | undefined => {
+    const s = sources[i];
+    slots[i] ??= isOptional(s) ? loadOptional(s, options.require) : { name: s.name, kernel: s };
+    const slot = slots[i];
+    runs[i] ??= slot.kernel?.isAvailable() === true;
+    return runs[i] ? slot.kernel : undefined;
+  };
+  const available = (): AesKernel[] => sources.flatMap((_, i) => usableAt(i) ?? []);
+  const best = (): AesKernel | undefined => {
+    for (let i = 0; i < sources.length; i++) {
+      const k = usableAt(i);
+      if (k) return k;
+    }
+    return undefined;
   };
 
   return Object.freeze({
@@ -116,14 +129,16 @@ export function createRegistry(sources: readonly KernelSource[], options: Regist
         throw new TypeError(`${prefix}: options.kernel must be a string`);
       }
       const forced = name ?? kernelFromEnv();
-      const list = available();
-      if (forced === undefined) return list[0];
-      const found = list.find((k) => k.name === forced);
+      if (forced === undefined) return best() as AesKernel;
+      const at = names.indexOf(forced);
+      const found = at < 0 ? undefined : usableAt(at);
       if (found) return found;
       const from = name === undefined ? ' (from X_AES_KERNEL)' : '';
-      const here = `usable here: ${list.map((k) => k.name).join(', ')}`;
-      if (!names.includes(forced)) throw new RangeError(`${prefix}: unknown kernel "${forced}"${from}; ${here}`);
-      const cause = slots?.find((s) => s.name === forced)?.error;
+      const here = `usable here: ${available()
+        .map((k) => k.name)
+        .join(', ')}`;
+      if (at < 0) throw new RangeError(`${prefix}: unknown kernel "${forced}"${from}; ${here}`);
+      const cause = slots[at]?.error;
       throw new RangeError(
         `${prefix}: kernel "${forced}"${from} is not available in this runtime; ${here}`,
         cause === undefined ? undefined : { cause },
@@ -135,7 +150,7 @@ export function createRegistry(sources: readonly KernelSource[], options: Regist
       } catch {
         // Not usable here (no WebAssembly, no SIMD, a Content-Security-Policy without wasm-unsafe-eval).
       }
-      usable = undefined;
+      runs = [];
     },
   });
 }

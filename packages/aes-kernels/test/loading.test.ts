@@ -78,6 +78,34 @@ describe('loading an optional kernel package', () => {
   });
 });
 
+describe('choosing the best kernel', () => {
+  it('loads and asks no entry after the first that runs; listing or naming a later one does', () => {
+    const asked: string[] = [];
+    const counted = (name: string, usable: boolean): AesKernel => ({
+      ...fake(name),
+      isAvailable: () => {
+        asked.push(name);
+        return usable;
+      },
+    });
+    const wasm = counted('wasm', true);
+    const required: string[] = [];
+    const r = createRegistry([native, counted('gone', false), wasm, counted('portable', true)], {
+      require: (id) => {
+        required.push(id);
+        return { kernel: counted('native-x', true) };
+      },
+    });
+    expect(r.chooseKernel('@x/t').name).toBe('native-x');
+    expect(asked).toEqual(['native-x']); // 'gone', wasm (a WebAssembly compile) and portable are never asked
+    expect(r.chooseKernel('@x/t', 'wasm')).toBe(wasm);
+    expect(asked).toEqual(['native-x', 'wasm']);
+    expect(r.kernels()).toEqual(['native-x', 'wasm', 'portable']);
+    expect(asked).toEqual(['native-x', 'wasm', 'gone', 'portable']); // each asked once
+    expect(required).toEqual(['@x/native-x']);
+  });
+});
+
 describe('init()', () => {
   it("runs the kernels' preparation, never rejects, and lists the usable kernels again", async () => {
     let ready = false;

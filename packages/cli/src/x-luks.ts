@@ -5,4 +5,7 @@ import { main } from './x-luks-main.js';
 
 endOnClosedPipe(process.stdout);
 
-process.exitCode = await main(process.argv.slice(2));
+// no top-level await: the command is bundled as CommonJS (scripts/bundle.mjs)
+void main(process.argv.slice(2)).then((code) => {
+  process.exitCode = code;
+});

@@ -1,15 +1,16 @@
 // Shared by the tests: running x-luks and x-disk as child processes, built from the TypeScript sources under
 // test (src/x-luks.ts, src/x-disk.ts and every @x package through the "source" export condition), so no
-// `npm run build` is needed. esbuild bundles both once per test file into a temporary directory: a child
-// then starts in about a tenth of a second, where `node --import tsx` took a second to compile the
-// sources each time.
+// `npm run build` is needed. They are bundled once per test file into a temporary directory by the
+// function that makes the published commands (scripts/bundle.mjs: CommonJS chunks), so the tests run the
+// commands as they are made for users; a child then starts in about a tenth of a second, where
+// `node --import tsx` took a second to compile the sources each time.
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
-import { bundleNodeCommands } from '@x/testkit';
+import { bundleCommands } from '../scripts/bundle.mjs';
 
 const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
 const SOURCES = {
@@ -36,7 +37,7 @@ function buildCommands(): Promise<{ dir: string; bins: Record<Command, string> }
     const entries = Object.fromEntries(
       Object.entries(SOURCES).map(([name, path]) => [name, fileURLToPath(new URL(path, import.meta.url))]),
     ) as Record<Command, string>;
-    const bins = await bundleNodeCommands(entries, dir);
+    const bins = await bundleCommands(entries, dir, { conditions: ['source'] });
     return { dir, bins };
   })();
   return built;

@@ -7,4 +7,6 @@ import { main } from '../src/x-disk-main.js';
 
 endOnClosedPipe(process.stdout);
 
-process.exitCode = await main(process.argv.slice(2), process, [...FORMATS, toyFormat]);
+void main(process.argv.slice(2), process, [...FORMATS, toyFormat]).then((code) => {
+  process.exitCode = code;
+});

@@ -144,7 +144,7 @@ async function prepareDisk(w: Workdir): Promise<Row[]> {
     bitlockerKeys(dir, images, 'bitlk-aes-cbc-elephant-128'),
   ]);
   const img = (name: string) => join(images, `${name}.img`);
-  return diskRows(join(w.cli, 'x-luks.js'), join(w.cli, 'x-disk.js'), img, { l100, l128, xts, cbc, el });
+  return diskRows(join(w.cli, 'x-luks.cjs'), join(w.cli, 'x-disk.cjs'), img, { l100, l128, xts, cbc, el });
 }
 
 /** Each row once per round in a rotating order, decrypting into a new file in `dir` (removed after). */
@@ -212,7 +212,7 @@ function reportDisk(
 
 /** Measures and prints the table (see the top of this file); undefined when cryptsetup or the commands are missing. */
 export async function runDisk(rounds = 9): Promise<Record<string, number> | undefined> {
-  const w = await openWorkdir('disk', ['x-luks.js', 'x-disk.js']);
+  const w = await openWorkdir('disk', ['x-luks.cjs', 'x-disk.cjs']);
   if (!w) return undefined;
   try {
     const rows = await prepareDisk(w);

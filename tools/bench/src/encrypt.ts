@@ -202,7 +202,7 @@ async function verifyPayload(image: string, header: string | undefined, pass: st
 interface EncryptRun {
   readonly mib: number;
   readonly size: number;
-  /** packages/cli/dist/x-luks.js. */
+  /** packages/cli/dist/bin/x-luks.cjs. */
   readonly bin: string;
   /** cryptsetup's path. */
   readonly cryptsetup: string;
@@ -496,7 +496,7 @@ export async function runEncrypt(options: EncryptOptions = {}): Promise<EncryptR
   if (!Number.isInteger(mib) || mib <= 0) throw new RangeError('bench: encrypt: mib must be a positive whole number');
   if (!Number.isInteger(rounds) || rounds < 3) throw new RangeError('bench: encrypt: rounds must be 3 or more');
   const size = mib * MiB;
-  const w = await openWorkdir('encrypt', ['x-luks.js']);
+  const w = await openWorkdir('encrypt', ['x-luks.cjs']);
   if (!w) return undefined;
   const { cs, dir } = w;
   const started = Date.now();
@@ -507,7 +507,7 @@ export async function runEncrypt(options: EncryptOptions = {}): Promise<EncryptR
     process.stderr.write(
       `encrypt: ${mib} MiB of random plaintext, x-luks against cryptsetup ${cs.version}, in ${dir} …\n`,
     );
-    const run = await prepareRun(dir, mib, join(w.cli, 'x-luks.js'), cs.path);
+    const run = await prepareRun(dir, mib, join(w.cli, 'x-luks.cjs'), cs.path);
     const contenders = encryptContenders(run, cs.version);
     const measured = await measureContenders(contenders, rounds);
     return reportEncrypt(run, contenders, measured, rounds, started);

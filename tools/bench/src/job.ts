@@ -11,7 +11,7 @@
 //    and header afresh (untimed) and times `cryptsetup reencrypt --decrypt --force-offline-reencrypt
 //    --header HDR DATA`, which decrypts the copy in place: with --resilience none (no crash-safety
 //    journal, as x-luks, which writes a new file) and with cryptsetup's default (checksum).
-// 3. Each round also times, in a rotating order: the built x-luks (`node packages/cli/dist/x-luks.js decrypt
+// 3. Each round also times, in a rotating order: the built x-luks (`node packages/cli/dist/bin/x-luks.cjs decrypt
 //    IMAGE OUT --passphrase-file F`, kernel native-x64 on its default path), x-luks into /dev/null (the same
 //    reads and decryption, no writes), `dd bs=128K` (image to a new file through a user-space buffer, no
 //    crypto: the two copies any user-space decrypter makes) and `cat IMAGE > OUT` (coreutils 9 copies a
@@ -107,7 +107,7 @@ interface JobRun {
   /** The scratch folder. */
   readonly dir: string;
   readonly size: number;
-  /** packages/cli/dist/x-luks.js. */
+  /** packages/cli/dist/bin/x-luks.cjs. */
   readonly bin: string;
   /** cryptsetup's path. */
   readonly cryptsetup: string;
@@ -335,7 +335,7 @@ function reportJob(
 /** Measures and prints the job table; returns the median milliseconds by tool (undefined when skipped). */
 export async function runJob(options: JobOptions): Promise<Record<string, number> | undefined> {
   const size = options.mib * MiB;
-  const w = await openWorkdir('job', ['x-luks.js']);
+  const w = await openWorkdir('job', ['x-luks.cjs']);
   if (!w) return undefined;
   const { cs, dir } = w;
   const started = Date.now();
@@ -346,7 +346,7 @@ export async function runJob(options: JobOptions): Promise<Record<string, number
     process.stderr.write(
       `job: making a ${options.mib} MiB LUKS2 aes-xts-plain64 volume with cryptsetup ${cs.version} in ${dir} …\n`,
     );
-    const run = await prepareJob(dir, size, join(w.cli, 'x-luks.js'), cs.path);
+    const run = await prepareJob(dir, size, join(w.cli, 'x-luks.cjs'), cs.path);
     const tools = jobTools(run, options.mib, cs.version);
     return reportJob(run, tools, await measureTools(run, tools, options.rounds), options, fs, started);
   } finally {

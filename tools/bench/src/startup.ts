@@ -3,8 +3,9 @@
 // installed, `cryptsetup luksDump` of the same LUKS2 image, in one run with interleaved rounds (the
 // issue's goal: `--help`, `--version` and `dump` within 1.5× of `node -e 0`).
 //
-// The commands are the built ones as a user runs them: node running packages/cli/bin/x-disk.js (the file
-// npm links as `x-disk`, which imports dist/x-disk.js). The LUKS2 image is @x/luks's committed sample
+// The commands are the built ones as a user runs them: node running packages/cli/bin/x-disk.cjs (the file
+// npm links as `x-disk`, which loads the bundle dist/bin/x-disk.cjs; a baseline from before the bundle
+// has bin/x-disk.js, which imports dist/x-disk.js). The LUKS2 image is @x/luks's committed sample
 // (test/fixtures/sample-luks2.img, made by cryptsetup: argon2id, 4096-byte sectors); the BitLocker and
 // FileVault 2 images are cryptsetup's test images (tools/testkit/fixtures: bitlk-aes-xts-128.img, made by
 // Windows 10, and fvault2-images/small), unpacked into a temporary directory (sparse) that is removed
@@ -62,6 +63,12 @@ function unpackImages(dir: string): Images {
   };
 }
 
+/** The file npm links as `command` in the packages/cli folder `dir`: bin/<command>.cjs, or .js before the bundle. */
+function binOf(dir: string, command: string): string {
+  const cjs = join(dir, 'bin', `${command}.cjs`);
+  return existsSync(cjs) ? cjs : join(dir, 'bin', `${command}.js`);
+}
+
 /**
  * The x-aes rows over the commands of packages/cli (`cli`); with `baseline` (another checkout's
  * packages/cli), each followed by the same command of the baseline, which is not held to the goal.
@@ -72,7 +79,7 @@ function commandRows(cli: string, images: Images, baseline: string | undefined):
       name: `${name}${tag}`,
       work,
       cmd: process.execPath,
-      args: [join(dir, 'bin', `${command}.js`), ...args],
+      args: [binOf(dir, command), ...args],
       goal,
     });
     return baseline ? [at(cli, '', true), at(baseline, ' (baseline)', false)] : [at(cli, '', true)];
@@ -154,12 +161,12 @@ export async function runStartup(
   options: { rounds?: number; baselineDir?: string } = {},
 ): Promise<Record<string, number> | undefined> {
   const rounds = options.rounds ?? 21;
-  const built = join(cliDir(), 'dist', 'x-disk.js');
+  const built = join(cliDir(), 'dist', 'bin', 'x-disk.cjs');
   if (!existsSync(built)) {
     console.log(`startup: skipped: ${built} is not built (npm run build)\n`);
     return undefined;
   }
-  if (options.baselineDir && !existsSync(join(options.baselineDir, 'packages', 'cli', 'dist', 'x-disk.js'))) {
+  if (options.baselineDir && !existsSync(join(options.baselineDir, 'packages', 'cli', 'dist'))) {
     console.log(`startup: skipped: ${options.baselineDir} has no built packages/cli (npm run build there)\n`);
     return undefined;
   }
@@ -173,7 +180,7 @@ export async function runStartup(
         `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, Node ${process.version}, load average ${loadavg()
           .map((x) => x.toFixed(1))
           .join(' ')}. Median of ${rounds} interleaved rounds, each command timed from spawn to exit ` +
-        '(node running the built packages/cli/bin/*.js, as `x-disk` runs); goal: at most 1.5× `node -e 0`.\n',
+        '(node running the built packages/cli/bin/*.cjs, as `x-disk` runs); goal: at most 1.5× `node -e 0`.\n',
     );
     console.log(markdownTable(['command', 'work', 'ms (median)', '× node -e 0', `goal ≤ ${GOAL}×`], lines, 2));
     console.log(`\nEvery x-aes command within ${GOAL}× node -e 0: ${met ? 'met' : 'not met'}.\n`);

@@ -138,10 +138,10 @@ export async function runThreads(options: ThreadsOptions = {}): Promise<ThreadsR
   const counts = options.threads ?? [1, 2];
   if (!Number.isInteger(mib) || mib < 256) throw new RangeError('bench: threads: mib must be a whole number ≥ 256');
   if (!Number.isInteger(rounds) || rounds < 3) throw new RangeError('bench: threads: at least 3 rounds');
-  const w = await openWorkdir('threads', ['x-luks.js', 'decrypt-threads.js']);
+  const w = await openWorkdir('threads', ['x-luks.cjs']);
   if (!w) return undefined;
   const { cs, dir } = w;
-  const bin = join(w.cli, 'x-luks.js');
+  const bin = join(w.cli, 'x-luks.cjs');
   try {
     process.stderr.write(`threads: making a LUKS2 volume of ${mib} MiB with cryptsetup ${cs.version} in ${dir} …\n`);
     const volume = await makeLuks2Container({

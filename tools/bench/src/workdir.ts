@@ -12,7 +12,7 @@ import { cryptsetupStatus } from '@x/containers';
 export interface Workdir {
   /** cryptsetup's path and version. */
   readonly cs: { readonly path: string; readonly version: string };
-  /** `packages/cli/dist`: where x-luks.js, x-disk.js and their modules are. */
+  /** `packages/cli/dist/bin`: the bundled commands x-luks.cjs and x-disk.cjs, which npm's x-luks and x-disk load. */
   readonly cli: string;
   /** The scratch folder. */
   readonly dir: string;
@@ -23,12 +23,12 @@ export interface Workdir {
 }
 
 /**
- * Finds cryptsetup and the built files `needs` of @x/cli's dist/ (e.g. `['x-luks.js']`), and makes the
+ * Finds cryptsetup and the built files `needs` of @x/cli's dist/bin (e.g. `['x-luks.cjs']`), and makes the
  * scratch folder; undefined (after printing `<job>: skipped: <why>`) when something is missing.
  *
  * @example
  * ```ts
- * const w = await openWorkdir('job', ['x-luks.js']);
+ * const w = await openWorkdir('job', ['x-luks.cjs']);
  * if (!w) return undefined;
  * try { … } finally { await w.close(); }
  * ```
@@ -40,7 +40,7 @@ export async function openWorkdir(job: string, needs: string[]): Promise<Workdir
     return undefined;
   }
   const require = createRequire(import.meta.url);
-  const cli = join(dirname(require.resolve('@x/cli/package.json')), 'dist');
+  const cli = join(dirname(require.resolve('@x/cli/package.json')), 'dist', 'bin');
   const missing = needs.map((f) => join(cli, f)).find((f) => !existsSync(f));
   if (missing) {
     console.log(`${job}: skipped: ${missing} is not built (npm run build)\n`);

@@ -305,10 +305,13 @@ async function installs(): Promise<void> {
         write(path.join(project.dir, 'pass'), SAMPLE_PASSPHRASE);
         const script = write(
           path.join(project.dir, 'cli.sh'),
-          'npx --no x-luks dump sample-luks2.img >/dev/null\nnpx --no x-disk decrypt sample-luks2.img plain --passphrase-file pass\n',
+          'npx --no x-disk --version\nnpx --no x-luks dump sample-luks2.img >/dev/null\nnpx --no x-disk decrypt sample-luks2.img plain --passphrase-file pass\n',
         );
         const r = await project.bash(script);
-        expect(r.code === 0, `x-luks dump / x-disk decrypt: exit ${r.code}\n${r.stderr}`);
+        expect(r.code === 0, `x-disk --version / x-luks dump / x-disk decrypt: exit ${r.code}\n${r.stderr}`);
+        // the bundled command (dist/bin) finds the native kernel installed beside it, and knows its version
+        if (native) expect(r.stderr.includes(`kernel ${native}`), `x-disk decrypt's kernel: ${r.stderr}`);
+        expect(/^x-disk \d+\.\d+\.\d+$/m.test(r.stdout), `x-disk --version: ${r.stdout}`);
         const sha = createHash('sha256')
           .update(readFileSync(path.join(project.dir, 'plain')))
           .digest('hex');

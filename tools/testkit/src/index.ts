@@ -18,7 +18,7 @@ export type {
 export { aeadConformance } from './aead-suite.js';
 export { allocationReport } from './alloc.js';
 export { blocksOnly } from './blocks-only.js';
-export { browserBundle, bundleNodeCommands, WASM_BASE64_MAGIC } from './bundle.js';
+export { browserBundle, WASM_BASE64_MAGIC } from './bundle.js';
 export {
   BROWSER_TIMEOUT,
   BROWSER_LABELS,
