@@ -18,7 +18,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** A UUID string of the plist (upper case there) in canonical lower case; a HeaderError when malformed. */
 export function canonicalUuid(s: string, what: string): string {
-  const u = s.trim().toLowerCase();
+  const u = s.toLowerCase(); // no white space, as uuid_parse (cryptsetup) takes none
   if (!UUID.test(u)) throw new HeaderError(`@x/filevault2: ${what} "${s}" is not a UUID`);
   return u;
 }
