@@ -31,9 +31,12 @@ export function uuidBytes(u: string): Uint8Array {
   return out;
 }
 
-/** Standard base64 with any white space in it, as plist <data> holds it; a HeaderError when malformed. */
+/**
+ * Standard base64, as the plist <data> of Core Storage holds it (one line: no white space, which cryptsetup
+ * would not decode either); a HeaderError when malformed.
+ */
 export function plistData(s: string, what: string): Uint8Array {
-  const b = fromBase64(s.replace(/\s+/g, ''));
+  const b = fromBase64(s);
   if (!b) throw new HeaderError(`@x/filevault2: ${what} is not base64`);
   return b;
 }

@@ -342,6 +342,22 @@ function pastMaxOffset(offset: number, what: string): void {
     );
 }
 
+/**
+ * An encryption context with what opening needs: a passphrase-protected user and a wrapped volume key.
+ * Every 0x0019 block is held to it, not only the newest (as cryptsetup, which reads each).
+ */
+function checkedFamily(f: FamilyRecord, index: number): FamilyRecord {
+  if (!f.hasContext || f.cryptoUsers.length === 0)
+    throw new HeaderError(
+      '@x/filevault2: the logical volume has no passphrase-protected user (no PassphraseWrappedKEKStruct): not a FileVault 2 volume this package opens',
+    );
+  if (f.wrappedVolumeKeys.length === 0)
+    throw new HeaderError(
+      `@x/filevault2: encrypted metadata block ${index} (type 0x0019): the encryption context has no wrapped volume key (no KEKWrappedVolumeKeyStruct)`,
+    );
+  return f;
+}
+
 const LVF_WIPED = [0x4c, 0x56, 0x46, 0x77, 0x69, 0x70, 0x65, 0x64]; // "LVFwiped" (libfvde "LVFwiped")
 
 /**
@@ -437,7 +453,7 @@ async function readEncryptedMetadata(
         const type = u16le(block, 10);
         blockTypes.push(type);
         if (type === 0x0019) {
-          const f = parseFamily(block, index);
+          const f = checkedFamily(parseFamily(block, index), index);
           if (family === undefined || f.sequence >= family.sequence) family = f;
         } else if (type === 0x001a) {
           lvs.push(parseLogicalVolume(block, index));
@@ -490,10 +506,6 @@ export async function readHeaderFrom(source: ByteSource, kernel?: string): Promi
   // The newest record of the logical volume (its highest sequence; the last of equals).
   const lv = lvs.reduce((a, b) => (b.sequence >= a.sequence ? b : a));
   const f = family!;
-  if (!f.hasContext || f.cryptoUsers.length === 0)
-    throw new HeaderError(
-      '@x/filevault2: the logical volume has no passphrase-protected user (no PassphraseWrappedKEKStruct): not a FileVault 2 volume this package opens',
-    );
   if (f.familyUuid !== undefined && f.familyUuid !== lv.familyUuid)
     throw new HeaderError(
       `@x/filevault2: the encryption context is for family ${f.familyUuid}, the logical volume is in family ${lv.familyUuid}`,

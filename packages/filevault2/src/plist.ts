@@ -136,6 +136,8 @@ export class Plist {
     this.#pos = end;
     const c = this.#nextTag();
     if (!c.close || c.name !== t.name) this.#fail(`<${t.name}> closed by <${c.close ? '/' : ''}${c.name}>`);
+    // Core Storage writes keys, integers and base64 as they are; cryptsetup matches them as written
+    if (t.name !== 'string' && text.includes('&')) this.#fail(`a character reference in <${t.name}>`);
     return decodeEntities(text, this.#what);
   }
 
@@ -153,6 +155,9 @@ export class Plist {
             if (k.close && k.name === 'dict') break;
             if (k.close || k.name !== 'key') this.#fail(`<${k.close ? '/' : ''}${k.name}> where a <key> belongs`);
             const key = this.#text(k);
+            // nothing between a key and its value: Core Storage writes none, and cryptsetup finds the values
+            // it reads (lv.size, lv.familyUUID, the two key structs) only right after their <key>
+            if (this.#s[this.#pos] !== '<') this.#fail(`text between <key>${key}</key> and its value`);
             d.set(key, this.#value(this.#nextTag(), depth + 1));
           }
         }

@@ -168,6 +168,11 @@ describe('readFileVault2Header', () => {
       rewrite(1, (b) => replaceText(b, 'PassphraseWrappedKEKStruct', 'PassphraseWrappedKEKStrucX')),
       /^@x\/filevault2: the logical volume has no passphrase-protected user \(no PassphraseWrappedKEKStruct\)/,
     );
+    // cryptsetup fvault2Dump refuses this too (it searches for a non-empty KEKWrappedVolumeKeyStruct)
+    await refused(
+      rewrite(1, (b) => editXml(b, (xml) => xml.replaceAll('KEKWrappedVolumeKeyStruct', 'KEKWrappedVolumeKeyStrucX'))),
+      '@x/filevault2: encrypted metadata block 1 (type 0x0019): the encryption context has no wrapped volume key (no KEKWrappedVolumeKeyStruct)',
+    );
     await refused(
       rewrite(1, (b) => b.writeUInt32LE(b.readUInt32LE(64 + 44) - 100, 64 + 40)),
       '@x/filevault2: encrypted metadata block 1 (type 0x0019): the XML is compressed (2880 of 2980 bytes), not supported',
