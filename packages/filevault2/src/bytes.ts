@@ -18,7 +18,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** A UUID string of the plist (upper case there) in canonical lower case; a HeaderError when malformed. */
 export function canonicalUuid(s: string, what: string): string {
-  const u = s.trim().toLowerCase();
+  const u = s.toLowerCase(); // no white space, as uuid_parse (cryptsetup) takes none
   if (!UUID.test(u)) throw new HeaderError(`@x/filevault2: ${what} "${s}" is not a UUID`);
   return u;
 }
@@ -31,9 +31,12 @@ export function uuidBytes(u: string): Uint8Array {
   return out;
 }
 
-/** Standard base64 with any white space in it, as plist <data> holds it; a HeaderError when malformed. */
+/**
+ * Standard base64, as the plist <data> of Core Storage holds it (one line: no white space, which cryptsetup
+ * would not decode either); a HeaderError when malformed.
+ */
 export function plistData(s: string, what: string): Uint8Array {
-  const b = fromBase64(s.replace(/\s+/g, ''));
+  const b = fromBase64(s);
   if (!b) throw new HeaderError(`@x/filevault2: ${what} is not base64`);
   return b;
 }

@@ -17,7 +17,8 @@ import { ImageError, readBytes, toSource, type ByteSource, type ImageInput } fro
 import { newXts } from '@x/xts';
 import { allZero, u16le, u32le } from '@x/disk-format';
 import { canonicalUuid, plistData, u64, uuidAt } from './bytes.js';
-import { checksumProblem, hasSignature, VOLUME_HEADER_SIZE } from './detect.js';
+import { checksumProblem } from './crc32c.js';
+import { hasSignature, VOLUME_HEADER_SIZE } from './detect.js';
 import { HeaderError } from './errors.js';
 import { Plist, type PlistValue, xmlText } from './plist.js';
 
@@ -25,6 +26,18 @@ import { Plist, type PlistValue, xmlText } from './plist.js';
 export const METADATA_BLOCK_SIZE = 8192;
 /** Encrypted metadata blocks read and decrypted per batch. */
 const BATCH = 32;
+/**
+ * The furthest offset, in bytes, at which a metadata block, the volume groups descriptor or an encrypted
+ * metadata block may start: 1 GiB, cryptsetup's FVAULT2_MAX_OFF. Core Storage puts them near the start of
+ * the physical volume (the fixture's end before 9 MiB); it bounds what a header can make us read.
+ */
+export const MAX_METADATA_OFFSET = 1 << 30;
+/**
+ * The most passphrase-protected users an encryption context may list: each is a PBKDF2 to try, so this
+ * with `maxIterations` bounds the work a wrong passphrase costs (a Mac lists one per FileVault user and
+ * the recovery key; LUKS2 has 32 keyslots).
+ */
+export const MAX_CRYPTO_USERS = 64;
 
 /** PBKDF2 parameters of a passphrase-protected user (PBKDF2-HMAC-SHA256, 16-byte key). */
 export interface FileVault2Pbkdf2 {
@@ -279,6 +292,10 @@ function parseFamily(block: Uint8Array, index: number): FamilyRecord {
   for (const [i, u] of p.array(context, 'CryptoUsers').entries()) {
     const pwk = p.data(u, 'PassphraseWrappedKEKStruct');
     if (pwk === undefined || pwk.base64.trim() === '') continue;
+    if (cryptoUsers.length === MAX_CRYPTO_USERS)
+      throw new HeaderError(
+        `@x/filevault2: ${what}: the encryption context lists more than ${MAX_CRYPTO_USERS} passphrase-protected crypto users (at most ${MAX_CRYPTO_USERS} are read)`,
+      );
     const where = `crypto user ${i}: PassphraseWrappedKEKStruct`;
     const userType = safeNumber(p.integer(u, 'UserType'), 'UserType');
     cryptoUsers.push({
@@ -317,6 +334,30 @@ function parseFamily(block: Uint8Array, index: number): FamilyRecord {
   };
 }
 
+/** Refuses a metadata structure that starts past {@link MAX_METADATA_OFFSET} (as cryptsetup does). */
+function pastMaxOffset(offset: number, what: string): void {
+  if (offset > MAX_METADATA_OFFSET)
+    throw new HeaderError(
+      `@x/filevault2: ${what} would start at ${offset}, past 1 GiB, where Core Storage metadata is not read (as cryptsetup)`,
+    );
+}
+
+/**
+ * An encryption context with what opening needs: a passphrase-protected user and a wrapped volume key.
+ * Every 0x0019 block is held to it, not only the newest (as cryptsetup, which reads each).
+ */
+function checkedFamily(f: FamilyRecord, index: number): FamilyRecord {
+  if (!f.hasContext || f.cryptoUsers.length === 0)
+    throw new HeaderError(
+      '@x/filevault2: the logical volume has no passphrase-protected user (no PassphraseWrappedKEKStruct): not a FileVault 2 volume this package opens',
+    );
+  if (f.wrappedVolumeKeys.length === 0)
+    throw new HeaderError(
+      `@x/filevault2: encrypted metadata block ${index} (type 0x0019): the encryption context has no wrapped volume key (no KEKWrappedVolumeKeyStruct)`,
+    );
+  return f;
+}
+
 const LVF_WIPED = [0x4c, 0x56, 0x46, 0x77, 0x69, 0x70, 0x65, 0x64]; // "LVFwiped" (libfvde "LVFwiped")
 
 /**
@@ -325,7 +366,7 @@ const LVF_WIPED = [0x4c, 0x56, 0x46, 0x77, 0x69, 0x70, 0x65, 0x64]; // "LVFwiped
  */
 async function encryptedMetadataOf(source: ByteSource, pv: PhysicalVolumeHeader) {
   const labelOffset = pv.metadataBlocks[0] * pv.blockSize;
-  if (!Number.isSafeInteger(labelOffset)) throw new HeaderError('@x/filevault2: the metadata offset is too large');
+  pastMaxOffset(labelOffset, 'the metadata block');
   const label = await read(source, labelOffset, METADATA_BLOCK_SIZE, 'the metadata block');
   const labelBad = checksumProblem(label);
   if (labelBad) throw new HeaderError(`@x/filevault2: the metadata block at ${labelOffset} is damaged: ${labelBad}`);
@@ -335,11 +376,13 @@ async function encryptedMetadataOf(source: ByteSource, pv: PhysicalVolumeHeader)
       `@x/filevault2: the metadata block at ${labelOffset} has type 0x${labelType.toString(16)}, not 0x11`,
     );
   const descriptorOffset = labelOffset + u32le(label, 64 + 156);
+  pastMaxOffset(descriptorOffset, 'the volume groups descriptor');
   const descriptor = await read(source, descriptorOffset, 48, 'the volume groups descriptor');
   const encryptedBlocks = u64(descriptor, 8, 'the encrypted metadata size');
   const encryptedOffset = u64(descriptor, 32, 'the encrypted metadata block number') * pv.blockSize;
   if (encryptedBlocks === 0 || encryptedOffset === 0 || !Number.isSafeInteger(encryptedOffset))
     throw new HeaderError('@x/filevault2: the volume groups descriptor names no encrypted metadata');
+  pastMaxOffset(encryptedOffset, 'the encrypted metadata');
   return { encryptedOffset, encryptedBlocks };
 }
 
@@ -381,8 +424,14 @@ async function readEncryptedMetadata(
     let done = false;
     for (let first = 0, count = 0; first < encryptedBlocks && !done; first += count) {
       const offset = encryptedOffset + first * METADATA_BLOCK_SIZE;
-      // Read no further than the image: the metadata ends at the first block of zeros, often long before.
-      count = Math.min(BATCH, encryptedBlocks - first, Math.floor((source.size - offset) / METADATA_BLOCK_SIZE));
+      pastMaxOffset(offset, `encrypted metadata block ${first}`);
+      // Read no further than the image, nor past 1 GiB: the metadata ends at the first block of zeros, long before.
+      count = Math.min(
+        BATCH,
+        encryptedBlocks - first,
+        Math.floor((source.size - offset) / METADATA_BLOCK_SIZE),
+        Math.floor((MAX_METADATA_OFFSET - offset) / METADATA_BLOCK_SIZE) + 1,
+      );
       if (count <= 0) {
         throw new HeaderError(
           `@x/filevault2: the image is truncated: encrypted metadata block ${first} (at ${offset}) is past its end (${source.size} bytes)`,
@@ -404,7 +453,7 @@ async function readEncryptedMetadata(
         const type = u16le(block, 10);
         blockTypes.push(type);
         if (type === 0x0019) {
-          const f = parseFamily(block, index);
+          const f = checkedFamily(parseFamily(block, index), index);
           if (family === undefined || f.sequence >= family.sequence) family = f;
         } else if (type === 0x001a) {
           lvs.push(parseLogicalVolume(block, index));
@@ -457,10 +506,6 @@ export async function readHeaderFrom(source: ByteSource, kernel?: string): Promi
   // The newest record of the logical volume (its highest sequence; the last of equals).
   const lv = lvs.reduce((a, b) => (b.sequence >= a.sequence ? b : a));
   const f = family!;
-  if (!f.hasContext || f.cryptoUsers.length === 0)
-    throw new HeaderError(
-      '@x/filevault2: the logical volume has no passphrase-protected user (no PassphraseWrappedKEKStruct): not a FileVault 2 volume this package opens',
-    );
   if (f.familyUuid !== undefined && f.familyUuid !== lv.familyUuid)
     throw new HeaderError(
       `@x/filevault2: the encryption context is for family ${f.familyUuid}, the logical volume is in family ${lv.familyUuid}`,

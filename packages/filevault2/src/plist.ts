@@ -18,7 +18,13 @@ export class PlistRef {
 
 export type PlistValue = string | bigint | boolean | PlistData | PlistRef | PlistValue[] | Map<string, PlistValue>;
 
-const MAX_DEPTH = 32;
+/**
+ * The bounds of a plist, far above what Core Storage writes (its plists are one metadata block, at most
+ * 8192 bytes, nested 4 deep) and what keeps a hostile one cheap: the text's length, how deep elements
+ * nest (the parser recurses once per level), how many values it holds, and how many references are
+ * followed in a row.
+ */
+export const PLIST_LIMITS = { maxLength: 64 * 1024, maxDepth: 32, maxValues: 8192, maxHops: 16 } as const;
 
 function decodeEntities(s: string, what: string): string {
   return s.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|amp|lt|gt|quot|apos);/g, (_, e: string) => {
@@ -47,10 +53,13 @@ export class Plist {
   readonly #what: string;
   readonly #s: string;
   #pos = 0;
+  #values = 0;
 
   constructor(xml: string, what: string) {
     this.#what = what;
     this.#s = xml;
+    if (xml.length > PLIST_LIMITS.maxLength)
+      this.#fail(`${xml.length} characters, more than ${PLIST_LIMITS.maxLength}`);
     this.root = this.#value(this.#nextTag(), 0);
     for (;;) {
       const t = this.#tryTag();
@@ -127,11 +136,14 @@ export class Plist {
     this.#pos = end;
     const c = this.#nextTag();
     if (!c.close || c.name !== t.name) this.#fail(`<${t.name}> closed by <${c.close ? '/' : ''}${c.name}>`);
+    // Core Storage writes keys, integers and base64 as they are; cryptsetup matches them as written
+    if (t.name !== 'string' && text.includes('&')) this.#fail(`a character reference in <${t.name}>`);
     return decodeEntities(text, this.#what);
   }
 
   #value(t: Tag, depth: number): PlistValue {
-    if (depth > MAX_DEPTH) this.#fail('nested too deeply');
+    if (depth > PLIST_LIMITS.maxDepth) this.#fail(`nested more than ${PLIST_LIMITS.maxDepth} deep`);
+    if (++this.#values > PLIST_LIMITS.maxValues) this.#fail(`more than ${PLIST_LIMITS.maxValues} values`);
     if (t.close) this.#fail(`unexpected </${t.name}>`);
     let v: PlistValue;
     switch (t.name) {
@@ -143,6 +155,9 @@ export class Plist {
             if (k.close && k.name === 'dict') break;
             if (k.close || k.name !== 'key') this.#fail(`<${k.close ? '/' : ''}${k.name}> where a <key> belongs`);
             const key = this.#text(k);
+            // nothing between a key and its value: Core Storage writes none, and cryptsetup finds the values
+            // it reads (lv.size, lv.familyUUID, the two key structs) only right after their <key>
+            if (this.#s[this.#pos] !== '<') this.#fail(`text between <key>${key}</key> and its value`);
             d.set(key, this.#value(this.#nextTag(), depth + 1));
           }
         }
@@ -199,7 +214,7 @@ export class Plist {
   /** `v`, or what the reference `v` stands for. */
   resolve(v: PlistValue | undefined): PlistValue | undefined {
     for (let hops = 0; v instanceof PlistRef; hops++) {
-      if (hops > 16) this.#fail('a reference loop');
+      if (hops > PLIST_LIMITS.maxHops) this.#fail('a reference loop');
       const target = this.ids.get(v.id);
       if (target === undefined) this.#fail(`<reference IDREF="${v.id}"/> to no value`);
       v = target;

@@ -27,7 +27,7 @@ import {
 } from '@x/disk-format';
 import { uuidBytes } from './bytes.js';
 import { errors, FileVault2Error, HeaderError, WrongPassphraseError, WrongVolumeKeyError } from './errors.js';
-import { type FileVault2CryptoUser, type FileVault2Header, readHeaderFrom } from './header.js';
+import { type FileVault2CryptoUser, type FileVault2Header, MAX_CRYPTO_USERS, readHeaderFrom } from './header.js';
 import { pbkdf2Sha256 } from './kdf.js';
 import { aesKeyUnwrap } from './keywrap.js';
 
@@ -135,9 +135,16 @@ function checkOpenable(h: FileVault2Header, source: ByteSource): void {
     throw new HeaderError('@x/filevault2: the encryption context has no AES-XTS wrapped volume key');
 }
 
-/** Why a crypto user is not tried: its PBKDF2 above the bounds, checked before any derivation. */
+/**
+ * Why a crypto user is not tried: its PBKDF2 above the bounds (or, in a header a caller made, not a whole
+ * number), checked for every user before any derivation.
+ */
 function userProblem(user: FileVault2CryptoUser, limits: KdfLimits) {
-  const message = iterationsProblem(`crypto user ${user.index}.pbkdf2`, user.pbkdf2.iterations, limits);
+  const what = `crypto user ${user.index}.pbkdf2`,
+    n = user.pbkdf2.iterations;
+  const message = Number.isSafeInteger(n)
+    ? iterationsProblem(what, n, limits)
+    : `${what}.iterations ${n} is not a whole number`;
   return message === undefined ? undefined : { message, runtime: false };
 }
 
@@ -147,6 +154,10 @@ async function unlock(
   kernel: string | undefined,
   limits: KdfLimits,
 ): Promise<Uint8Array> {
+  if (h.cryptoUsers.length > MAX_CRYPTO_USERS)
+    throw new HeaderError(
+      `@x/filevault2: the header lists ${h.cryptoUsers.length} crypto users; at most ${MAX_CRYPTO_USERS} are tried`,
+    );
   const { ok, skipped } = triable(h.cryptoUsers, (u) => userProblem(u, limits), false, PREFIX, errors);
   for (const user of ok) {
     const passKey = await pbkdf2Sha256(passphrase, user.pbkdf2.salt, user.pbkdf2.iterations, 16);

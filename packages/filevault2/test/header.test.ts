@@ -2,11 +2,28 @@
 // checksums (physical volume header, metadata block, encrypted metadata), non-Core Storage input, and
 // metadata rewritten with valid checksums that breaks one rule at a time. No passphrase is needed for any
 // of it: the header is refused before any key derivation.
+import { detectFormat, undetectedReason } from '@x/disk-format';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { crc32cWeak } from '../src/crc32c.js';
-import { HeaderError, openFileVault2, readFileVault2Header, toSource } from '../src/index.js';
-import { Plist } from '../src/plist.js';
-import { FACTS, fixChecksum, HEADER_BYTES, imagePrefix, replaceText, rewriteEncryptedBlock } from './helpers.js';
+import {
+  fileVault2Format,
+  HeaderError,
+  isFileVault2,
+  openFileVault2,
+  readFileVault2Header,
+  toSource,
+} from '../src/index.js';
+import { MAX_CRYPTO_USERS, MAX_METADATA_OFFSET } from '../src/header.js';
+import { Plist, PLIST_LIMITS } from '../src/plist.js';
+import {
+  editXml,
+  FACTS,
+  fixChecksum,
+  HEADER_BYTES,
+  imagePrefix,
+  replaceText,
+  rewriteEncryptedBlock,
+} from './helpers.js';
 
 let image: Uint8Array; // the first 9 MiB: everything the header needs
 
@@ -151,6 +168,11 @@ describe('readFileVault2Header', () => {
       rewrite(1, (b) => replaceText(b, 'PassphraseWrappedKEKStruct', 'PassphraseWrappedKEKStrucX')),
       /^@x\/filevault2: the logical volume has no passphrase-protected user \(no PassphraseWrappedKEKStruct\)/,
     );
+    // cryptsetup fvault2Dump refuses this too (it searches for a non-empty KEKWrappedVolumeKeyStruct)
+    await refused(
+      rewrite(1, (b) => editXml(b, (xml) => xml.replaceAll('KEKWrappedVolumeKeyStruct', 'KEKWrappedVolumeKeyStrucX'))),
+      '@x/filevault2: encrypted metadata block 1 (type 0x0019): the encryption context has no wrapped volume key (no KEKWrappedVolumeKeyStruct)',
+    );
     await refused(
       rewrite(1, (b) => b.writeUInt32LE(b.readUInt32LE(64 + 44) - 100, 64 + 40)),
       '@x/filevault2: encrypted metadata block 1 (type 0x0019): the XML is compressed (2880 of 2980 bytes), not supported',
@@ -231,6 +253,166 @@ describe('readFileVault2Header', () => {
   });
 });
 
+describe('detection by the "CS" signature: a Core Storage header that is damaged or unsupported says what is wrong', () => {
+  // Before: isFileVault2 also asked for version 1, CRC-32C and a matching checksum, so each of these was
+  // "no known signature" in x-disk and the web page; now it is detected, and readHeader/open name the fault.
+  const cases: [string, () => Uint8Array, string | RegExp][] = [
+    [
+      'another checksum algorithm (its CRC-32C valid)',
+      () => editVolumeHeader((v) => v.setUint32(90, 2, true)),
+      '@x/filevault2: checksum algorithm 2 is not supported (1: CRC-32C)',
+    ],
+    [
+      'another checksum algorithm (the checksum as it was)',
+      () => {
+        const b = Uint8Array.from(image);
+        new DataView(b.buffer).setUint32(90, 0x100, true);
+        return b;
+      },
+      '@x/filevault2: checksum algorithm 256 is not supported (1: CRC-32C)',
+    ],
+    [
+      'another version',
+      () => editVolumeHeader((v) => v.setUint16(8, 2, true)),
+      '@x/filevault2: Core Storage version 2 is not supported (1)',
+    ],
+    [
+      'a checksum that does not match',
+      () => {
+        const b = Uint8Array.from(image);
+        b[200] ^= 1;
+        return b;
+      },
+      /^@x\/filevault2: the physical volume header is damaged: its checksum does not match \(stored 0x/,
+    ],
+    [
+      'another checksum initial value',
+      () => {
+        const b = Uint8Array.from(image);
+        b[7] = 0;
+        return b;
+      },
+      '@x/filevault2: the physical volume header is damaged: its checksum initial value is 0xffffff, not 0xffffffff',
+    ],
+  ];
+  for (const [name, make, message] of cases) {
+    it(name, async () => {
+      const b = make();
+      expect(isFileVault2(b.subarray(0, 512))).toBe(true);
+      expect(await detectFormat(toSource(b), [fileVault2Format])).toBe(fileVault2Format);
+      const header = await fileVault2Format.readHeader(toSource(b)).catch((e: unknown) => e);
+      expect(header).toBeInstanceOf(HeaderError);
+      expect((header as Error).message).toMatch(message);
+      const secret = { kind: 'passphrase' as const, bytes: new TextEncoder().encode(FACTS.passphrase) };
+      const opened = await fileVault2Format.open(toSource(b), secret).catch((e: unknown) => e);
+      expect(opened).toBeInstanceOf(HeaderError);
+      expect((opened as Error).message).toBe((header as Error).message);
+    });
+  }
+
+  it('without the signature it is not detected: no known signature', async () => {
+    const b = Uint8Array.from(image);
+    b[89] = 0x54; // "CT"
+    expect(isFileVault2(b.subarray(0, 512))).toBe(false);
+    expect(await detectFormat(toSource(b), [fileVault2Format])).toBeUndefined();
+    expect(undetectedReason(toSource(b))).toBe('no known signature');
+    expect(isFileVault2(b.subarray(0, 511))).toBe(false);
+  });
+});
+
+describe('bounds on what a header makes this package read', () => {
+  it('metadata past 1 GiB is refused (cryptsetup FVAULT2_MAX_OFF), before it is read', async () => {
+    // a source that says it is 2 GiB long and fails any read past the 9 MiB it has
+    const huge = (bytes: Uint8Array) => ({
+      size: 2 * MAX_METADATA_OFFSET,
+      read: async (o: number, d: Uint8Array) => {
+        if (o + d.length > bytes.length) throw new Error(`read at ${o}: should not happen`);
+        d.set(bytes.subarray(o, o + d.length));
+      },
+    });
+    // the metadata block number (header offset 104, 4096-byte blocks)
+    const label = editVolumeHeader((v) => v.setBigUint64(104, BigInt(MAX_METADATA_OFFSET / 4096 + 1), true));
+    await expect(readFileVault2Header(huge(label))).rejects.toThrow(
+      new HeaderError(
+        `@x/filevault2: the metadata block would start at ${MAX_METADATA_OFFSET + 4096}, past 1 GiB, where Core Storage metadata is not read (as cryptsetup)`,
+      ),
+    );
+    // the volume groups descriptor (metadata block offset 64 + 156), the checksum of the block made valid
+    const descriptor = Uint8Array.from(image);
+    const block = descriptor.subarray(4096, 4096 + 8192);
+    new DataView(block.buffer, block.byteOffset).setUint32(64 + 156, 0xffffffff, true);
+    fixChecksum(block, crc32cWeak);
+    await expect(readFileVault2Header(huge(descriptor))).rejects.toThrow(
+      new HeaderError(
+        `@x/filevault2: the volume groups descriptor would start at ${4096 + 0xffffffff}, past 1 GiB, where Core Storage metadata is not read (as cryptsetup)`,
+      ),
+    );
+    // the encrypted metadata's block number (descriptor offset 32)
+    const encrypted = Uint8Array.from(image);
+    const at = 4096 + new DataView(image.buffer).getUint32(4096 + 64 + 156, true);
+    new DataView(encrypted.buffer).setBigUint64(at + 32, BigInt(MAX_METADATA_OFFSET / 4096 + 1), true);
+    await expect(readFileVault2Header(huge(encrypted))).rejects.toThrow(
+      new HeaderError(
+        `@x/filevault2: the encrypted metadata would start at ${MAX_METADATA_OFFSET + 4096}, past 1 GiB, where Core Storage metadata is not read (as cryptsetup)`,
+      ),
+    );
+  });
+
+  it('encrypted metadata that runs past 1 GiB with no block of zeros is refused at the first block past it', async () => {
+    // encrypted metadata starting 2 blocks before 1 GiB, its 4 blocks there, a source with nothing else
+    const start = MAX_METADATA_OFFSET - 8192;
+    const md = 2049 * 4096;
+    const moved = Uint8Array.from(image);
+    const at = 4096 + new DataView(image.buffer).getUint32(4096 + 64 + 156, true);
+    new DataView(moved.buffer).setBigUint64(at + 32, BigInt(start / 4096), true);
+    let furthest = 0;
+    const source = {
+      size: 2 * MAX_METADATA_OFFSET,
+      read: async (o: number, d: Uint8Array) => {
+        furthest = Math.max(furthest, o + d.length);
+        d.fill(0);
+        for (let i = 0; i < d.length; i++) {
+          const x = o + i;
+          // the first 9 MiB as they are; the 4 encrypted blocks moved to start (their tweaks are their index)
+          if (x < md) d[i] = moved[x];
+          else if (x >= start && x < start + 4 * 8192) d[i] = moved[md + x - start];
+        }
+      },
+    };
+    await expect(readFileVault2Header(source)).rejects.toThrow(
+      new HeaderError(
+        `@x/filevault2: encrypted metadata block 2 would start at ${MAX_METADATA_OFFSET + 8192}, past 1 GiB, where Core Storage metadata is not read (as cryptsetup)`,
+      ),
+    );
+    expect(furthest).toBeLessThanOrEqual(MAX_METADATA_OFFSET + 8192);
+  });
+
+  it(`more than ${MAX_CRYPTO_USERS} passphrase-protected users are refused (each is a PBKDF2 to try)`, async () => {
+    // one user written once and referenced MAX_CRYPTO_USERS times more: short text, many users
+    const many = rewrite(1, (b) =>
+      editXml(b, (xml) =>
+        xml.replace(
+          '</dict></array><key>LastUpdateTime',
+          `</dict>${'<reference IDREF="3"/>'.repeat(MAX_CRYPTO_USERS)}</array><key>LastUpdateTime`,
+        ),
+      ),
+    );
+    await refused(
+      many,
+      `@x/filevault2: encrypted metadata block 1 (type 0x0019): the encryption context lists more than ${MAX_CRYPTO_USERS} passphrase-protected crypto users (at most ${MAX_CRYPTO_USERS} are read)`,
+    );
+    const enough = rewrite(1, (b) =>
+      editXml(b, (xml) =>
+        xml.replace(
+          '</dict></array><key>LastUpdateTime',
+          `</dict>${'<reference IDREF="3"/>'.repeat(MAX_CRYPTO_USERS - 1)}</array><key>LastUpdateTime`,
+        ),
+      ),
+    );
+    expect((await readFileVault2Header(enough)).cryptoUsers).toHaveLength(MAX_CRYPTO_USERS);
+  });
+});
+
 describe('the plist parser', () => {
   const parse = (s: string) => new Plist(s, 'test');
   it('reads values, IDs and references, entities, a plist wrapper', () => {
@@ -247,6 +429,21 @@ describe('the plist parser', () => {
     expect(p.get(p.root, 'e')).toEqual(new Map());
     expect(p.string(p.root, 'missing')).toBeUndefined();
   });
+  it('bounds the text, the depth and the number of values', () => {
+    const fail = (xml: string, why: string) =>
+      expect(() => parse(xml)).toThrow(new HeaderError(`@x/filevault2: test: malformed XML: ${why}`));
+    const deep = (n: number) => `${'<array>'.repeat(n)}${'</array>'.repeat(n)}`;
+    expect(() => parse(deep(PLIST_LIMITS.maxDepth + 1))).not.toThrow();
+    fail(deep(PLIST_LIMITS.maxDepth + 2), `nested more than ${PLIST_LIMITS.maxDepth} deep`);
+    const values = (n: number) => `<array>${'<true/>'.repeat(n - 1)}</array>`;
+    expect(parse(values(PLIST_LIMITS.maxValues)).root).toHaveLength(PLIST_LIMITS.maxValues - 1);
+    fail(values(PLIST_LIMITS.maxValues + 1), `more than ${PLIST_LIMITS.maxValues} values`);
+    const long = `<string>${'x'.repeat(PLIST_LIMITS.maxLength)}</string>`;
+    fail(long, `${long.length} characters, more than ${PLIST_LIMITS.maxLength}`);
+    // a million-level nesting is refused at the bound, without a stack overflow
+    fail(deep(1 << 20).slice(0, PLIST_LIMITS.maxLength), `nested more than ${PLIST_LIMITS.maxDepth} deep`);
+  });
+
   it('refuses malformed text with a HeaderError', () => {
     for (const bad of [
       '<dict><key>a</key></dict>',

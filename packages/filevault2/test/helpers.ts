@@ -1,7 +1,7 @@
 // Shared by the tests: the fixture (cryptsetup's tests/fvault2-images.tar.xz, kept by @x/testkit: see
 // tools/testkit/fixtures/README.md), unpacked once per test file, the facts cryptsetup gives about it, and
 // helpers that read and rewrite its metadata.
-import { createCipheriv, createDecipheriv, createHash } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, pbkdf2Sync } from 'node:crypto';
 import { openSync, readSync, closeSync } from 'node:fs';
 import { FILEVAULT2_FACTS, fileVault2Image } from '@x/testkit/disk-images';
 
@@ -118,4 +118,64 @@ export function replaceText(block: Buffer, from: string, to: string): void {
   const at = block.indexOf(from, 0, 'latin1');
   if (at < 0) throw new Error(`"${from}" is not in the block`);
   block.write(to, at, 'latin1');
+}
+
+/** Where the XML of a decrypted encrypted metadata block is: [offset field, size field] (0x0019, else 0x001a). */
+function xmlFields(block: Buffer): { offsetAt: number; sizeAt: number; type: number } {
+  const type = block.readUInt16LE(10);
+  return type === 0x0019 ? { offsetAt: 64 + 48, sizeAt: 64 + 52, type } : { offsetAt: 64 + 64, sizeAt: 64 + 68, type };
+}
+
+/**
+ * Rewrites the XML of a decrypted 0x0019 or 0x001a block in place with `edit` (any length that fits in the
+ * block): the text, its NUL and the size fields (and, for 0x0019, the compressed and uncompressed sizes).
+ */
+export function editXml(block: Buffer, edit: (xml: string) => string): void {
+  const { offsetAt, sizeAt, type } = xmlFields(block);
+  const offset = block.readUInt32LE(offsetAt),
+    size = block.readUInt32LE(sizeAt);
+  const old = block.subarray(offset, offset + size);
+  const nul = old.indexOf(0);
+  const text = old.subarray(0, nul < 0 ? old.length : nul).toString('latin1');
+  const next = Buffer.from(edit(text), 'latin1');
+  const newSize = next.length + (size - text.length);
+  if (offset + Math.max(size, newSize) > block.length) throw new Error('editXml: the XML does not fit in the block');
+  block.fill(0, offset, offset + Math.max(size, newSize));
+  next.copy(block, offset);
+  block.writeUInt32LE(newSize, sizeAt);
+  if (type === 0x0019) {
+    block.writeUInt32LE(newSize, 64 + 40);
+    block.writeUInt32LE(newSize, 64 + 44);
+  }
+}
+
+/** The `n`-th (from 0) PassphraseWrappedKEKStruct <data> of the XML, decoded, and a function that puts a struct back in its place. */
+export function passphraseWrappedKek(xml: string, n = 0): { struct: Buffer; put(s: Buffer): string } {
+  const re = /<key>PassphraseWrappedKEKStruct<\/key><data[^>]*>([^<]+)<\/data>/g;
+  let m: RegExpExecArray | null = null;
+  for (let i = 0; i <= n; i++) m = re.exec(xml);
+  if (!m) throw new Error(`no PassphraseWrappedKEKStruct ${n}`);
+  const at = m.index + m[0].indexOf('>', m[0].indexOf('<data')) + 1;
+  return {
+    struct: Buffer.from(m[1], 'base64'),
+    put: (s) => xml.slice(0, at) + s.toString('base64') + xml.slice(at + m![1].length),
+  };
+}
+
+/**
+ * The passphrase-wrapped KEK of a PassphraseWrappedKEKStruct re-wrapped (node:crypto's id-aes128-wrap,
+ * RFC 3394) for `iterations` PBKDF2-HMAC-SHA256 iterations of `passphrase`, with the same salt: a user
+ * that the same passphrase opens at another cost. Throws if `passphrase` does not open it now.
+ */
+export function rewrapKek(struct: Buffer, passphrase: string, iterations: number): Buffer {
+  const out = Buffer.from(struct);
+  const salt = struct.subarray(8, 24);
+  const now = pbkdf2Sync(passphrase, salt, struct.readUInt32LE(168), 16, 'sha256');
+  const kek = createDecipheriv('id-aes128-wrap', now, Buffer.from('A6A6A6A6A6A6A6A6', 'hex')).update(
+    struct.subarray(32, 56),
+  );
+  const next = pbkdf2Sync(passphrase, salt, iterations, 16, 'sha256');
+  createCipheriv('id-aes128-wrap', next, Buffer.from('A6A6A6A6A6A6A6A6', 'hex')).update(kek).copy(out, 32);
+  out.writeUInt32LE(iterations, 168);
+  return out;
 }
