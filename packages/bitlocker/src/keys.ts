@@ -130,6 +130,8 @@ function tryProtectorsOf(
   limits: KdfLimits,
 ): Unlocked {
   const candidates = m.protectors.filter((p) => p.protection === kind && p.vmk);
+  if (candidates.length === 0 && m.protectors.some((p) => p.protection === kind))
+    throw new HeaderError(`@x/bitlocker: the volume's ${kind} protector has no encrypted VMK (damaged metadata)`);
   if (candidates.length === 0)
     throw new BitlockerError(`@x/bitlocker: the volume has no ${kind} protector (it has: ${describeKinds(m)})`);
   const stretched = kind === 'password' || kind === 'recovery password';

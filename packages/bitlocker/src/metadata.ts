@@ -14,7 +14,7 @@
 // are kept as fallbacks for the authentication check.
 import { type ByteSource, ImageError, type ImageInput, readBytes, toSource } from '@x/byte-source';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { u16le as u16, u32le as u32, utf16le as utf16 } from '@x/disk-format';
+import { hex, u16le as u16, u32le as u32, utf16le as utf16 } from '@x/disk-format';
 import { crc32, filetime, guid, u64 } from './bytes.js';
 import { HeaderError } from './errors.js';
 
@@ -48,7 +48,10 @@ export const VALUE = {
   externalKey: 0x0009,
   offsetSize: 0x000f,
   guid: 0x0017,
+  useKey: 0x0004,
 } as const;
+/** The properties of a password, recovery password or startup key protector that are skipped: recovery time, hint. */
+const SKIPPED = new Set([0x0015, 0x0018]);
 
 /** One metadata entry: its type, value type and version, and the data after its 8-byte header. */
 export interface Entry {
@@ -133,11 +136,17 @@ function parseProtector(e: Entry, where: string): Protector {
   const d = e.data;
   if (d.length < 28) throw new HeaderError(`@x/bitlocker: ${where}: a VMK entry is too short`);
   const type = u16(d, 26);
+  const protection = PROTECTIONS[type] ?? 'unknown';
+  // the protectors a secret opens are read strictly, as cryptsetup reads them; the others are skipped
+  const strict = protection === 'password' || protection === 'recovery password' || protection === 'startup key';
+  const at = `${where}: VMK ${guid(d, 0)}`;
   let name: string | undefined,
     salt: Uint8Array | undefined,
     vmk: SealedKey | undefined,
     clearKey: Uint8Array | undefined;
-  for (const p of parseEntries(d, 28, d.length, `${where}: VMK ${guid(d, 0)}`)) {
+  for (const p of parseEntries(d, 28, d.length, at)) {
+    if (strict && p.type !== ENTRY.property)
+      throw new HeaderError(`@x/bitlocker: ${at}: an entry of type ${p.type} inside it, where properties belong`);
     if (p.valueType === VALUE.stretchKey) {
       if (p.data.length < 20) throw new HeaderError(`@x/bitlocker: ${where}: a stretch key is too short`);
       salt = p.data.subarray(4, 20);
@@ -148,14 +157,19 @@ function parseProtector(e: Entry, where: string): Protector {
       clearKey = p.data.subarray(4);
     } else if (p.valueType === VALUE.string && name === undefined) {
       name = utf16(p.data);
+    } else if (strict && p.valueType === VALUE.string) {
+      throw new HeaderError(`@x/bitlocker: ${at}: a second name string`);
+    } else if (strict && !SKIPPED.has(p.valueType) && !(p.valueType === VALUE.useKey && protection === 'startup key')) {
+      throw new HeaderError(
+        `@x/bitlocker: ${at}: a property of value type 0x${p.valueType.toString(16)}, unknown here`,
+      );
     }
-    // other properties (TPM, smart card, "use key", recovery timestamps) belong to protectors this
-    // package cannot use; they are skipped, as cryptsetup skips them
+    // other properties (TPM keys, smart card, recovery timestamps, hints) are skipped, as cryptsetup skips them
   }
   return {
     guid: guid(d, 0),
     name,
-    protection: PROTECTIONS[type] ?? 'unknown',
+    protection,
     protectionType: type,
     modified: filetime(d, 16),
     salt,
@@ -354,6 +368,12 @@ async function readHeaderUnchecked(source: ByteSource): Promise<BitlockerHeader>
   else throw new HeaderError('@x/bitlocker: not a BitLocker volume (no "-FVE-FS-" or "MSWIN4.1" signature at byte 3)');
   if (boot[0] === 0xeb && boot[1] === 0x52 && boot[2] === 0x90)
     throw new HeaderError("@x/bitlocker: Windows Vista's BitLocker (boot code EB 52 90) is not supported");
+  if (boot[0] !== 0xeb || boot[1] !== 0x58 || boot[2] !== 0x90)
+    throw new HeaderError(
+      `@x/bitlocker: the boot code ${hex(boot.subarray(0, 3))
+        .toUpperCase()
+        .replace(/(..)(?=.)/g, '$1 ')} is not BitLocker's (EB 58 90)`,
+    );
   const identifier = guid(boot, at);
   const known = identifier === GUID_NORMAL || identifier === GUID_EOW;
   const bps = u16(boot, 11);

@@ -229,3 +229,28 @@ describe("the boot sector's bytes per sector against the metadata (item 11)", ()
     expect(await volumeSha256(await openBitlocker(forged))).toBe(await volumeSha256(await openBitlocker(img)));
   });
 });
+
+describe('what the fuzz suite found cryptsetup refusing', () => {
+  it('a boot code other than EB 58 90 (the boot sector is not authenticated)', async () => {
+    const img = await load(CLEAR);
+    img[2] = 0x91;
+    await expect(readBitlockerHeader(img)).rejects.toThrow(
+      new HeaderError("@x/bitlocker: the boot code EB 58 91 is not BitLocker's (EB 58 90)"),
+    );
+  });
+
+  it('a password protector with a property it does not know (sealed with the VMK): HeaderError', async () => {
+    const togo = byName('bitlk-togo-aes-cbc-128');
+    const img = await load(togo.name);
+    const h = await readBitlockerHeader(img);
+    const { vmk } = unlockVmk(h.metadata, { passphrase: togo.password }, undefined);
+    const salt = h.metadata.protectors.find((p) => p.protection === 'password')!.salt!;
+    const forged = rewriteMetadata(img, vmk, (out, at, size) => {
+      const stretch = find(out, salt, at, at + size) - 12; // the stretch key property: 8-byte header, method
+      le(out).setUint16(stretch + 4, 0x0033, true); // its value type made unknown
+    });
+    await expect(openBitlocker(forged, { passphrase: togo.password })).rejects.toThrow(
+      /^@x\/bitlocker: no usable FVE metadata block: block 0 at \d+: VMK [0-9a-f-]+: a property of value type 0x33, unknown here;/,
+    );
+  });
+});
