@@ -405,7 +405,7 @@ async function readHeaderUnchecked(source: ByteSource): Promise<BitlockerHeader>
         valid.push(parseBlock(await readBytes(source, offset, METADATA_AREA_SIZE), i, offset, sectorSize));
       } catch (e) {
         if (!(e instanceof HeaderError)) throw e;
-        problem = e.message.replace(/^@x\/bitlocker: FVE metadata block \d: /, '');
+        problem = e.message.replace(/^@x\/bitlocker: (FVE metadata block \d: )?/, '');
       }
     }
     copies.push({ offset, problem });
