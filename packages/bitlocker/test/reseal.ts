@@ -18,12 +18,17 @@ export function copyOffsets(img: Uint8Array): number[] {
 /** The size of the block at `at` (the CRC-32 and the SHA-256 cover [at, at + size)). */
 export const blockSize = (img: Uint8Array, at: number): number => le(img).getUint16(at + 8, true) * 16;
 
+/** Makes the CRC-32 of the block at `at` (of `size` bytes) anew: what anyone can do, no VMK needed. */
+export function recrc(img: Uint8Array, at: number, size: number): void {
+  le(img).setUint32(at + size + 4, crc32(img.subarray(at, at + size)), true);
+}
+
 /**
  * Makes the CRC-32 and the VMK-sealed SHA-256 of the block at `at` (of `size` bytes, the size the block had
  * before any edit) anew. The validation must be intact (its 12-byte header is kept).
  */
 export function resealCopy(img: Uint8Array, at: number, size: number, vmk: Uint8Array): void {
-  le(img).setUint32(at + size + 4, crc32(img.subarray(at, at + size)), true);
+  recrc(img, at, size);
   // the validation datum: 8-byte header, nonce 12, tag 16, ciphertext (a 12-byte header + the SHA-256)
   const datum = at + size + 8 + 8;
   const nonce = img.slice(datum, datum + 12);
