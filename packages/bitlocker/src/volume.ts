@@ -270,7 +270,7 @@ function recoverFvek(
       );
     if (m.encryption.cipher === 'aes-xts-plain64' && xtsHalvesEqual(fvek))
       throw new WrongVolumeKeyError(
-        '@x/bitlocker: the FVEK given has two equal halves: an aes-xts-plain64 FVEK is two different AES keys',
+        '@x/bitlocker: the FVEK is not a valid key for aes-xts-plain64: its two halves are equal (XTS takes two different AES keys)',
       );
     return { key: Uint8Array.from(fvek), metadata: m, protector: 'FVEK' };
   }

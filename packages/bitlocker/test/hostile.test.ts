@@ -187,7 +187,7 @@ describe('an FVEK with two equal XTS halves (item 10)', () => {
   it('given by the user: WrongVolumeKeyError that names the FVEK', async () => {
     await expect(openBitlocker(await load(CLEAR), { fvek: new Uint8Array(32).fill(7) })).rejects.toThrow(
       new WrongVolumeKeyError(
-        '@x/bitlocker: the FVEK given has two equal halves: an aes-xts-plain64 FVEK is two different AES keys',
+        '@x/bitlocker: the FVEK is not a valid key for aes-xts-plain64: its two halves are equal (XTS takes two different AES keys)',
       ),
     );
   });
