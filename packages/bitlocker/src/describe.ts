@@ -25,12 +25,14 @@ function ctime(d: Date): string {
   return `${DAYS[d.getUTCDay()]} ${MONTHS[d.getUTCMonth()]} ${String(d.getUTCDate()).padStart(2)} ${p2(d.getUTCHours())}:${p2(d.getUTCMinutes())}:${p2(d.getUTCSeconds())} ${d.getUTCFullYear()}`;
 }
 
+/** The conversion states (dislocker's names; cryptsetup's BITLK_STATE_NORMAL for 4). */
 const STATES: Record<number, string> = {
+  0: 'none',
   1: 'decrypted',
   2: 'switching',
-  3: 'encrypting',
+  3: 'encrypt-on-write activated',
   4: 'normal',
-  5: 'decrypting',
+  5: 'paused',
 };
 
 /**

@@ -50,6 +50,38 @@ export function isBitlocker(first: Uint8Array): boolean {
   );
 }
 
+/** Where a To Go volume's boot sector keeps the three FVE metadata block offsets (u64 LE each). */
+const TO_GO_METADATA_OFFSETS = [440, 448, 456];
+
+/**
+ * {@link isBitlocker}, and a FAT boot sector (`MSWIN4.1`) whose identifier at 424 is not a known one but one
+ * of whose three metadata offsets holds an FVE metadata block (`-FVE-FS-`): a To Go volume with a changed
+ * identifier, which `readHeader` then names (a plain FAT32 volume has boot code there). Reads at most
+ * three 8-byte pieces; a read that fails is a no.
+ *
+ * @example
+ * ```ts
+ * await detectBitlocker(await firstBytes(source), source);
+ * ```
+ */
+export async function detectBitlocker(first: Uint8Array, source: ByteSource): Promise<boolean> {
+  if (isBitlocker(first)) return true;
+  if (!at(first, 3, TO_GO_OEM) || first.length < 464) return false;
+  const view = new DataView(first.buffer, first.byteOffset, first.byteLength);
+  for (const o of TO_GO_METADATA_OFFSETS) {
+    const offset = Number(view.getBigUint64(o, true));
+    if (offset === 0 || offset % 512 !== 0 || offset + 8 > source.size) continue;
+    const sig = new Uint8Array(8);
+    try {
+      await source.read(offset, sig);
+    } catch {
+      return false;
+    }
+    if (at(sig, 0, FVE_SIGNATURE)) return true;
+  }
+  return false;
+}
+
 /** `openBitlocker`'s secret from a DiskFormat secret: every protector BitLocker has (none: the clear key). */
 function bitlockerSecret(secret: Secret | undefined): BitlockerSecret {
   switch (secret?.kind) {
@@ -89,7 +121,7 @@ export const bitlockerFormat: DiskFormat = {
   clearKey: true,
   keyslots: false,
   passphraseName: 'password',
-  detect: isBitlocker,
+  detect: detectBitlocker,
   readHeader: async (source) => (await import('./describe.js')).bitlockerDiskHeader(source),
   open: (source, secret, options) => open(source, bitlockerSecret(secret), options),
   openWithVolumeKey: (source, fvek, options) => open(source, { fvek }, options),

@@ -30,5 +30,5 @@ export {
 export { openBitlocker, type BitlockerSecret, type BitlockerVolume, type Extent } from './volume.js';
 export { describeBitlocker, bitlockerToJson } from './describe.js';
 export { parseStartupKey, type StartupKey } from './keys.js';
-export { bitlockerFormat, isBitlocker } from './format.js';
+export { bitlockerFormat, detectBitlocker, isBitlocker } from './format.js';
 export type { ByteSource, ImageInput } from '@x/byte-source';

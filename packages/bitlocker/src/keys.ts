@@ -5,7 +5,7 @@
 // 12-byte nonce, 16-byte tag first), through @x/ccm; the decrypted key container starts with its size
 // (u16), a version, and the encryption method (u32 at 8), the key follows at 12.
 import { newCcm } from '@x/ccm';
-import { iterationsProblem, type KdfLimits, kdfLimits, triable, u16le as u16, u32le as u32 } from '@x/disk-format';
+import { hex, iterationsProblem, type KdfLimits, kdfLimits, triable, u16le as u16, u32le as u32 } from '@x/disk-format';
 import { guid } from './bytes.js';
 import { BitlockerError, errors, HeaderError, WrongPassphraseError } from './errors.js';
 import { type Metadata, type Protector, type SealedKey, VALUE, parseEntries } from './metadata.js';
@@ -102,8 +102,11 @@ function passwordText(p: string | Uint8Array): string {
   }
 }
 
-/** What unlocked the VMK, for the caller to report. */
-export type Unlocked = { vmk: Uint8Array; protector: Protector };
+/** What unlocked the VMK, for the caller to report, and the metadata copy whose protector it was. */
+export type Unlocked = { vmk: Uint8Array; protector: Protector; copy: Metadata };
+
+/** A protector's stretched key from the initial value and its salt: a copy, computed once per salt. */
+type Stretch = (initial: Uint8Array, salt: Uint8Array) => Uint8Array;
 
 /** The stretch of a password or recovery password checked against `maxIterations` (the shared KDF limits). */
 const stretchProblem = (limits: KdfLimits) => (p: Protector) => {
@@ -127,6 +130,8 @@ function tryProtectorsOf(
   limits: KdfLimits,
 ): Unlocked {
   const candidates = m.protectors.filter((p) => p.protection === kind && p.vmk);
+  if (candidates.length === 0 && m.protectors.some((p) => p.protection === kind))
+    throw new HeaderError(`@x/bitlocker: the volume's ${kind} protector has no encrypted VMK (damaged metadata)`);
   if (candidates.length === 0)
     throw new BitlockerError(`@x/bitlocker: the volume has no ${kind} protector (it has: ${describeKinds(m)})`);
   const stretched = kind === 'password' || kind === 'recovery password';
@@ -136,7 +141,7 @@ function tryProtectorsOf(
     if (!key) continue;
     try {
       const vmk = unseal(key, p.vmk!, kernel, `VMK ${p.guid}`);
-      if (vmk) return { vmk, protector: p };
+      if (vmk) return { vmk, protector: p, copy: m };
     } finally {
       key.fill(0);
     }
@@ -145,16 +150,52 @@ function tryProtectorsOf(
 }
 
 /**
- * Recovers the VMK with `secret` (or the clear key when `secret` has none) from the protectors of `m`.
+ * Recovers the VMK with `secret` (or the clear key when `secret` has none) from the protectors of the first
+ * metadata copy, in order, where one opens: a copy whose VMK entry is damaged gives way to the next (a
+ * password or recovery password is stretched once per salt, however many copies are tried).
  *
- * @throws WrongPassphraseError when no protector of the secret's kind opens; BitlockerError when the
- *   volume has no protector of that kind; HeaderError when its key stretch is above `limits.maxIterations`.
+ * @throws the first copy's error when none opens: WrongPassphraseError when no protector of the secret's
+ *   kind opens; BitlockerError when the volume has no protector of that kind; HeaderError when its key
+ *   stretch is above `limits.maxIterations`.
  */
 export function unlockVmk(
-  m: Metadata,
+  copies: Metadata | readonly Metadata[],
   secret: Secret,
   kernel: string | undefined,
   limits: KdfLimits = kdfLimits({}, PREFIX),
+): Unlocked {
+  const stretched = new Map<string, Uint8Array>();
+  const stretch: Stretch = (initial, salt) => {
+    let key = stretched.get(hex(salt));
+    if (!key) {
+      key = stretchKey(initial, salt);
+      stretched.set(hex(salt), key);
+    }
+    return Uint8Array.from(key);
+  };
+  let first: unknown;
+  try {
+    for (const m of Array.isArray(copies) ? copies : [copies as Metadata]) {
+      try {
+        return unlockCopy(m, secret, kernel, limits, stretch);
+      } catch (e) {
+        if (!(e instanceof BitlockerError)) throw e;
+        first ??= e;
+      }
+    }
+    throw first;
+  } finally {
+    for (const key of stretched.values()) key.fill(0);
+  }
+}
+
+/** {@link unlockVmk} on one metadata copy. */
+function unlockCopy(
+  m: Metadata,
+  secret: Secret,
+  kernel: string | undefined,
+  limits: KdfLimits,
+  stretch: Stretch,
 ): Unlocked {
   const tryProtectors = (kind: Protector['protection'], keyFor: KeyFor, wrong: string) =>
     tryProtectorsOf(m, kind, keyFor, wrong, kernel, limits);
@@ -162,7 +203,7 @@ export function unlockVmk(
   if (secret.passphrase !== undefined) {
     const initial = passwordInitial(passwordText(secret.passphrase));
     try {
-      return tryProtectors('password', (p) => (p.salt ? stretchKey(initial, p.salt) : undefined), 'wrong password');
+      return tryProtectors('password', (p) => (p.salt ? stretch(initial, p.salt) : undefined), 'wrong password');
     } finally {
       initial.fill(0);
     }
@@ -178,7 +219,7 @@ export function unlockVmk(
     try {
       return tryProtectors(
         'recovery password',
-        (p) => (p.salt ? stretchKey(initial, p.salt) : undefined),
+        (p) => (p.salt ? stretch(initial, p.salt) : undefined),
         'wrong recovery password',
       );
     } finally {
@@ -208,7 +249,7 @@ export function unlockVmk(
     );
   for (const p of clear) {
     const vmk = unseal(p.clearKey!, p.vmk!, kernel, `VMK ${p.guid}`);
-    if (vmk) return { vmk, protector: p };
+    if (vmk) return { vmk, protector: p, copy: m };
   }
   throw new HeaderError('@x/bitlocker: the clear key does not decrypt its VMK (damaged metadata)');
 }
@@ -250,6 +291,12 @@ export function unsealFvek(m: Metadata, vmk: Uint8Array, kernel: string | undefi
     key.set(data.subarray(0, 16), 0);
     key.set(data.subarray(32, 48), 16);
   } else if (data.length === want) {
+    if (e.cipher === 'aes-xts-plain64' && xtsHalvesEqual(data)) {
+      data.fill(0);
+      throw new HeaderError(
+        '@x/bitlocker: the FVEK in the metadata has two equal XTS halves (key1 = key2), which XTS refuses: damaged or forged metadata',
+      );
+    }
     key = data.slice();
   } else {
     data.fill(0);
@@ -259,4 +306,12 @@ export function unsealFvek(m: Metadata, vmk: Uint8Array, kernel: string | undefi
   }
   data.fill(0);
   return key;
+}
+
+/** Whether the two halves of an XTS key are equal (XTS needs two different keys), in constant time. */
+export function xtsHalvesEqual(key: Uint8Array): boolean {
+  const half = key.length / 2;
+  let diff = 0;
+  for (let i = 0; i < half; i++) diff |= key[i] ^ key[half + i];
+  return diff === 0;
 }

@@ -14,7 +14,7 @@
 // are kept as fallbacks for the authentication check.
 import { type ByteSource, ImageError, type ImageInput, readBytes, toSource } from '@x/byte-source';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { u16le as u16, u32le as u32, utf16le as utf16 } from '@x/disk-format';
+import { hex, u16le as u16, u32le as u32, utf16le as utf16 } from '@x/disk-format';
 import { crc32, filetime, guid, u64 } from './bytes.js';
 import { HeaderError } from './errors.js';
 
@@ -23,6 +23,8 @@ export const METADATA_AREA_SIZE = 64 * 1024;
 const BLOCK_HEADER = 64;
 const METADATA_HEADER = 48;
 const ENTRY_HEADER = 8;
+/** How a copy's problem starts when it disagrees with the boot sector's bytes per sector. */
+const SECTOR_SIZE_MISMATCH = 'the boot sector says';
 
 /** The BitLocker identifier of a normal volume, and of one converted with "encrypt on write". */
 const GUID_NORMAL = '4967d63b-2e29-4ad8-8399-f6a339e3d001';
@@ -46,7 +48,10 @@ export const VALUE = {
   externalKey: 0x0009,
   offsetSize: 0x000f,
   guid: 0x0017,
+  useKey: 0x0004,
 } as const;
+/** The properties of a password, recovery password or startup key protector that are skipped: recovery time, hint. */
+const SKIPPED = new Set([0x0015, 0x0018]);
 
 /** One metadata entry: its type, value type and version, and the data after its 8-byte header. */
 export interface Entry {
@@ -131,11 +136,17 @@ function parseProtector(e: Entry, where: string): Protector {
   const d = e.data;
   if (d.length < 28) throw new HeaderError(`@x/bitlocker: ${where}: a VMK entry is too short`);
   const type = u16(d, 26);
+  const protection = PROTECTIONS[type] ?? 'unknown';
+  // the protectors a secret opens are read strictly, as cryptsetup reads them; the others are skipped
+  const strict = protection === 'password' || protection === 'recovery password' || protection === 'startup key';
+  const at = `${where}: VMK ${guid(d, 0)}`;
   let name: string | undefined,
     salt: Uint8Array | undefined,
     vmk: SealedKey | undefined,
     clearKey: Uint8Array | undefined;
-  for (const p of parseEntries(d, 28, d.length, `${where}: VMK ${guid(d, 0)}`)) {
+  for (const p of parseEntries(d, 28, d.length, at)) {
+    if (strict && p.type !== ENTRY.property)
+      throw new HeaderError(`@x/bitlocker: ${at}: an entry of type ${p.type} inside it, where properties belong`);
     if (p.valueType === VALUE.stretchKey) {
       if (p.data.length < 20) throw new HeaderError(`@x/bitlocker: ${where}: a stretch key is too short`);
       salt = p.data.subarray(4, 20);
@@ -146,14 +157,19 @@ function parseProtector(e: Entry, where: string): Protector {
       clearKey = p.data.subarray(4);
     } else if (p.valueType === VALUE.string && name === undefined) {
       name = utf16(p.data);
+    } else if (strict && p.valueType === VALUE.string) {
+      throw new HeaderError(`@x/bitlocker: ${at}: a second name string`);
+    } else if (strict && !SKIPPED.has(p.valueType) && !(p.valueType === VALUE.useKey && protection === 'startup key')) {
+      throw new HeaderError(
+        `@x/bitlocker: ${at}: a property of value type 0x${p.valueType.toString(16)}, unknown here`,
+      );
     }
-    // other properties (TPM, smart card, "use key", recovery timestamps) belong to protectors this
-    // package cannot use; they are skipped, as cryptsetup skips them
+    // other properties (TPM keys, smart card, recovery timestamps, hints) are skipped, as cryptsetup skips them
   }
   return {
     guid: guid(d, 0),
     name,
-    protection: PROTECTIONS[type] ?? 'unknown',
+    protection,
     protectionType: type,
     modified: filetime(d, 16),
     salt,
@@ -201,6 +217,12 @@ export interface Metadata {
   readonly encryptedSize: number;
   readonly metadataOffsets: readonly [number, number, number];
   readonly volumeHeader: { readonly offset: number; readonly size: number };
+  /**
+   * The sector size the metadata states, where it states one: the volume header entry's sector size
+   * (Windows 8 and later), else its size over the block header's count of volume header sectors; undefined
+   * when it has neither. The boot sector's bytes per sector (not covered by the authentication) must agree.
+   */
+  readonly sectorSize: number | undefined;
   readonly guid: string;
   readonly created: Date;
   readonly nonceCounter: number;
@@ -265,6 +287,7 @@ function parseBlock(block: Uint8Array, index: number, offset: number, sectorSize
   let description = '';
   let fvek: SealedKey | undefined;
   let volumeHeader: { offset: number; size: number } | undefined;
+  let entrySectorSize: number | undefined;
   const protectors: Protector[] = [];
   for (const e of parseEntries(block, BLOCK_HEADER + METADATA_HEADER, BLOCK_HEADER + metadataSize, where)) {
     if (e.type === ENTRY.vmk && e.valueType === VALUE.vmk) protectors.push(parseProtector(e, where));
@@ -273,11 +296,23 @@ function parseBlock(block: Uint8Array, index: number, offset: number, sectorSize
     else if (e.type === ENTRY.volumeHeader && e.valueType === VALUE.offsetSize) {
       if (e.data.length < 16) bad('the volume header entry is too short');
       volumeHeader = { offset: u64(e.data, 0, 'volume header offset'), size: u64(e.data, 8, 'volume header size') };
+      // the longer entry (Windows 8 and later) states the sector size twice, at 44 and 48
+      if (e.data.length >= 52) {
+        entrySectorSize = u32(e.data, 44);
+        if (u32(e.data, 48) !== entrySectorSize)
+          bad(`the volume header entry states two sector sizes, ${entrySectorSize} and ${u32(e.data, 48)}`);
+      }
     }
   }
   if (!fvek) bad('no FVEK entry');
+  const headerSectors = u32(block, 28);
+  const stated = volumeHeader
+    ? (entrySectorSize ?? (headerSectors > 0 && volumeHeader.size > 0 ? volumeHeader.size / headerSectors : undefined))
+    : undefined;
+  if (stated !== undefined && stated !== sectorSize)
+    bad(`${SECTOR_SIZE_MISMATCH} ${sectorSize} bytes per sector, this copy ${stated}`);
   // Windows 10 may leave out the volume header entry: the block header has the same facts
-  volumeHeader ??= { offset: u64(block, 56, 'volume header offset'), size: u32(block, 28) * sectorSize };
+  volumeHeader ??= { offset: u64(block, 56, 'volume header offset'), size: headerSectors * sectorSize };
 
   // the validation's AES-CCM datum: an 8-byte header (size, role 0, type 5) then nonce, tag, ciphertext
   const nested = size + 8;
@@ -296,6 +331,7 @@ function parseBlock(block: Uint8Array, index: number, offset: number, sectorSize
     encryptedSize: u64(block, 16, 'encrypted volume size'),
     metadataOffsets: offsets,
     volumeHeader,
+    sectorSize: stated,
     guid: guid(block, BLOCK_HEADER + 16),
     created: filetime(block, BLOCK_HEADER + 40),
     nonceCounter: u32(block, BLOCK_HEADER + 32),
@@ -332,18 +368,30 @@ async function readHeaderUnchecked(source: ByteSource): Promise<BitlockerHeader>
   else throw new HeaderError('@x/bitlocker: not a BitLocker volume (no "-FVE-FS-" or "MSWIN4.1" signature at byte 3)');
   if (boot[0] === 0xeb && boot[1] === 0x52 && boot[2] === 0x90)
     throw new HeaderError("@x/bitlocker: Windows Vista's BitLocker (boot code EB 52 90) is not supported");
+  if (boot[0] !== 0xeb || boot[1] !== 0x58 || boot[2] !== 0x90)
+    throw new HeaderError(
+      `@x/bitlocker: the boot code ${hex(boot.subarray(0, 3))
+        .toUpperCase()
+        .replace(/(..)(?=.)/g, '$1 ')} is not BitLocker's (EB 58 90)`,
+    );
   const identifier = guid(boot, at);
-  if (signature === 'MSWIN4.1' && identifier !== GUID_NORMAL && identifier !== GUID_EOW)
-    throw new HeaderError('@x/bitlocker: a FAT volume without the BitLocker To Go identifier');
+  const known = identifier === GUID_NORMAL || identifier === GUID_EOW;
   const bps = u16(boot, 11);
   const sectorSize = bps === 0 ? 512 : bps;
   if (sectorSize !== 512 && sectorSize !== 4096)
     throw new HeaderError(`@x/bitlocker: sector size ${sectorSize} is not supported (512, 4096)`);
-  const offsets = [
-    u64(boot, at + 16, 'metadata offset 1'),
-    u64(boot, at + 24, 'metadata offset 2'),
-    u64(boot, at + 32, 'metadata offset 3'),
-  ];
+  const notToGo = () => new HeaderError('@x/bitlocker: a FAT volume without the BitLocker To Go identifier');
+  let offsets: number[];
+  try {
+    offsets = [
+      u64(boot, at + 16, 'metadata offset 1'),
+      u64(boot, at + 24, 'metadata offset 2'),
+      u64(boot, at + 32, 'metadata offset 3'),
+    ];
+  } catch (e) {
+    // a FAT volume (MSWIN4.1) with neither the To Go identifier nor FVE metadata offsets is plain FAT
+    throw signature === 'MSWIN4.1' && !known ? notToGo() : e;
+  }
 
   const copies: MetadataCopy[] = [];
   const valid: Metadata[] = [];
@@ -357,17 +405,23 @@ async function readHeaderUnchecked(source: ByteSource): Promise<BitlockerHeader>
         valid.push(parseBlock(await readBytes(source, offset, METADATA_AREA_SIZE), i, offset, sectorSize));
       } catch (e) {
         if (!(e instanceof HeaderError)) throw e;
-        problem = e.message.replace(/^@x\/bitlocker: FVE metadata block \d: /, '');
+        problem = e.message.replace(/^@x\/bitlocker: (FVE metadata block \d: )?/, '');
       }
     }
     copies.push({ offset, problem });
   }
   if (valid.length === 0) {
+    if (signature === 'MSWIN4.1' && !known) throw notToGo();
+    const mismatch = copies.filter((c) => c.problem?.startsWith(SECTOR_SIZE_MISMATCH));
+    if (mismatch.length > 0 && copies.every((c) => c.problem === mismatch[0].problem))
+      throw new HeaderError(
+        `@x/bitlocker: the boot sector says ${sectorSize} bytes per sector, the FVE metadata ${mismatch[0].problem!.replace(/^.* this copy /, '')}: the boot sector is damaged or changed (the metadata's authentication does not cover it)`,
+      );
     throw new HeaderError(
       `@x/bitlocker: no usable FVE metadata block: ${copies.map((c, i) => `block ${i} at ${c.offset}: ${c.problem}`).join('; ')}`,
     );
   }
-  const type = identifier === GUID_NORMAL ? 'normal' : identifier === GUID_EOW ? 'encrypt-on-write' : 'unknown';
+  const type = !known ? 'unknown' : identifier === GUID_NORMAL ? 'normal' : 'encrypt-on-write';
   return {
     togo: signature === 'MSWIN4.1',
     type,

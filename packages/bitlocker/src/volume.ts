@@ -5,8 +5,9 @@
 //   - the three 64 KiB FVE metadata areas and the moved volume header's own location as zeros;
 //   - every other byte decrypted in place, the IV sector being the byte offset / the sector size
 //     (dm-crypt's iv_large_sectors for 4096-byte sectors).
-// Beyond cryptsetup, which refuses such volumes: bytes past the metadata's "encrypted volume size" (a
-// conversion that was paused, or a decryption under way) are not encrypted, and are given as they are.
+// Beyond cryptsetup, which refuses such volumes: in a conversion paused (state 5, an encryption or a
+// decryption), bytes past the metadata's "encrypted volume size" are not encrypted, and are given as they
+// are (conversionProblem says which states open).
 // A volume BitLocker turned on in "encrypt on write" mode (the identifier 92a84d3b-…, which cryptsetup
 // also refuses) encrypts only what is written after that moment; its moved volume header, written before,
 // is then stored as it was, and is given as it is when it reads as a boot record. Which other sectors were
@@ -23,7 +24,7 @@ import {
 } from '@x/disk-format';
 import { newSectorCipher, type SectorCipher } from '@x/dm-crypt';
 import { BitlockerError, HeaderError, WrongVolumeKeyError } from './errors.js';
-import { authenticates, unlockVmk, unsealFvek } from './keys.js';
+import { authenticates, unlockVmk, unsealFvek, xtsHalvesEqual } from './keys.js';
 import { type BitlockerHeader, METADATA_AREA_SIZE, type Metadata, readHeaderFrom } from './metadata.js';
 
 const PREFIX = '@x/bitlocker';
@@ -186,16 +187,51 @@ export async function openBitlocker(input: ImageInput, secret: BitlockerSecret =
   checkSecret(secret);
   const limits = kdfLimits({ maxIterations: secret.maxIterations }, PREFIX);
   const header = await readHeaderFrom(source);
+  if (header.type === 'unknown')
+    throw new HeaderError(
+      `@x/bitlocker: the BitLocker identifier ${header.identifier} is not one this package knows (normal 4967d63b-…, encrypt-on-write 92a84d3b-…): the volume is not opened`,
+    );
   if (header.metadata.encryptedSize > header.imageSize)
     throw new HeaderError(
       `@x/bitlocker: the image (${header.imageSize} bytes) is shorter than the encrypted volume (${header.metadata.encryptedSize} bytes): truncated`,
     );
   const { key, metadata, protector } = recoverFvek(header, secret, limits);
   try {
+    const problem = conversionProblem(metadata);
+    if (problem) throw new HeaderError(`@x/bitlocker: ${problem}`);
     return await volumeOf(source, header, metadata, protector, key, secret);
   } finally {
     key.fill(0);
   }
+}
+
+/** The conversion states of the block header (dislocker's names; cryptsetup opens state 4 only). */
+const STATE = { none: 0, decrypted: 1, switching: 2, eowActivated: 3, encrypted: 4, paused: 5 } as const;
+const STATE_NAMES = ['none', 'decrypted', 'switching', 'encrypt-on-write activated', 'encrypted', 'paused'];
+const stateName = (n: number) => `state ${n}${n < STATE_NAMES.length ? ` (${STATE_NAMES[n]})` : ''}`;
+
+/**
+ * Why the metadata's conversion state cannot be opened, or undefined. Opened: 4 → 4, fully encrypted (as
+ * cryptsetup); 5 → 4 and 5 → 1, an encryption or decryption paused: the bytes below the encrypted size are
+ * encrypted and the rest is on the image as it is, and nothing moves while it is paused. Refused: 2 (a
+ * conversion running when the image was taken: the data ahead of the recorded size may be either),
+ * 1 (decrypted), 3 (encrypt-on-write being turned on), 0 and unknown states, and any other next state.
+ */
+export function conversionProblem(m: Metadata): string | undefined {
+  const { current, next } = m.state;
+  if (current === STATE.encrypted && next === STATE.encrypted) return undefined;
+  if (current === STATE.paused && (next === STATE.encrypted || next === STATE.decrypted)) return undefined;
+  const what =
+    current === STATE.switching
+      ? `the volume was being ${next === STATE.decrypted ? 'decrypted' : 'encrypted'} when the image was taken: the data ahead of the metadata's encrypted size may be either; let Windows finish or pause the conversion`
+      : current === STATE.decrypted
+        ? 'the volume is decrypted (nothing to open)'
+        : current === STATE.eowActivated
+          ? 'encrypt-on-write is being turned on'
+          : current === STATE.encrypted || current === STATE.paused
+            ? `the next state, ${stateName(next)}, is not one this package knows after ${stateName(current)}`
+            : 'the state is not one this package knows';
+  return `the conversion ${stateName(current)}, next ${stateName(next).replace('state ', '')}, is not supported: ${what}`;
 }
 
 /** Refuses a secret that is not one of the kinds {@link BitlockerSecret} names, or more than one. */
@@ -232,9 +268,14 @@ function recoverFvek(
       throw new WrongVolumeKeyError(
         `@x/bitlocker: ${m.encryption.cipher} takes a ${m.encryption.keyBits / 8}-byte key, got ${fvek.length}`,
       );
+    if (m.encryption.cipher === 'aes-xts-plain64' && xtsHalvesEqual(fvek))
+      throw new WrongVolumeKeyError(
+        '@x/bitlocker: the FVEK is not a valid key for aes-xts-plain64: its two halves are equal (XTS takes two different AES keys)',
+      );
     return { key: Uint8Array.from(fvek), metadata: m, protector: 'FVEK' };
   }
-  const { vmk, protector } = unlockVmk(m, secret, kernel, limits);
+  // the VMK from the first copy whose protector opens (a damaged VMK entry gives way to the next copy)
+  const { vmk, protector } = unlockVmk([m, ...header.fallbacks], secret, kernel, limits);
   try {
     // the first copy (in order) that the VMK authenticates: a copy changed by anyone without the VMK fails
     const authentic = [m, ...header.fallbacks].find((c) => authenticates(c, vmk, kernel));
