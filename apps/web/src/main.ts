@@ -2,6 +2,13 @@
 // image is done by the worker (worker.ts); this file only moves the person through the steps and the
 // plaintext chunks from the worker into the sink (sink.ts).
 //
+// Cancel works in every step. Reading the header and deriving the key cannot be interrupted from inside
+// (a derivation is one call that runs to its end), so Cancel ends the worker there (Worker.terminate()),
+// as picking another image does; the next step starts a new worker for the same image, which reads the
+// header again before it unlocks. Decrypting stops after the chunk in hand, and the worker wipes the key.
+// (A PBKDF2 that WebCrypto has started runs on in the browser's own thread to its end, which the shared
+// KDF limit bounds: no page can abort it. See the README.)
+//
 // The worker is made from a blob: URL (Vite's `?worker&inline`): a worker loaded from its own URL runs
 // under the CSP of its own HTTP response, which a static host does not send, while a blob: worker
 // inherits this page's policy, so connect-src 'none' holds in the worker too.
@@ -22,6 +29,7 @@ const $ = <T extends HTMLElement>(id: string): T => {
 };
 const drop = $<HTMLDivElement>('drop');
 const image = $<HTMLInputElement>('image');
+const picked = $<HTMLParagraphElement>('picked');
 const header = $<HTMLElement>('header');
 const formatName = $<HTMLSpanElement>('format');
 const dump = $<HTMLPreElement>('dump');
@@ -84,29 +92,66 @@ function send(m: ToWorker, transfer: Transferable[] = []): void {
   worker?.postMessage(m, transfer);
 }
 
-/** Starts over with `f`: a new worker (the old one, its source and any key go with `terminate`). */
-function open(f: File): void {
+/**
+ * A new worker for `f`, which reads its header first (`inspect`); what is sent after that waits for it.
+ * Only the current worker is listened to.
+ */
+function startWorker(f: File): void {
+  const mine = new DiskWorker({ name: 'disk' });
+  worker = mine;
+  mine.onmessage = (e: MessageEvent<FromWorker>) => {
+    if (worker === mine) onMessage(e.data);
+  };
+  mine.onerror = (e) => {
+    if (worker === mine) fail(`The worker stopped: ${e.message}`);
+  };
+  send({ type: 'inspect', file: f });
+}
+
+/** Ends the worker at once, whatever it is doing; its source, its secret and any key go with it. */
+function endWorker(): void {
   worker?.terminate();
+  worker = undefined;
+}
+
+/** Shows Cancel, enabled; `focus`: moves the focus to it (where the focus was is disabled). */
+function showCancel(focus: boolean): void {
+  cancel.hidden = false;
+  cancel.disabled = false;
+  if (focus) cancel.focus();
+}
+
+/** Starts over with `f`: the old worker ended, a new one reading `f`'s header. */
+function open(f: File): void {
+  endWorker();
   void sink?.abort().catch(() => {});
   sink = undefined;
   clearTimeout(cancelTimer);
   file = f;
+  picked.textContent = `${f.name}, ${fmtSize(f.size)}`;
+  picked.hidden = false;
   header.hidden = true;
   form.hidden = true;
   runSection.hidden = true;
   secret.value = '';
   bek.value = '';
   step = 'inspecting';
+  showCancel(false);
   say(`Reading the header of ${f.name}…`);
-  worker = new DiskWorker({ name: 'disk' });
-  const mine = worker;
-  worker.onmessage = (e: MessageEvent<FromWorker>) => {
-    if (worker === mine) onMessage(e.data);
-  };
-  worker.onerror = (e) => {
-    if (worker === mine) fail(`The worker stopped: ${e.message}`);
-  };
-  send({ type: 'inspect', file: f });
+  startWorker(f);
+}
+
+/** No image: what the page shows before the first one is picked. */
+function idle(status: string, error = ''): void {
+  endWorker();
+  file = undefined;
+  step = 'idle';
+  picked.hidden = true;
+  header.hidden = true;
+  form.hidden = true;
+  runSection.hidden = true;
+  cancel.hidden = true;
+  say(status, error);
 }
 
 function onMessage(m: FromWorker): void {
@@ -133,6 +178,8 @@ function onMessage(m: FromWorker): void {
 }
 
 function inspected(name: string, text: string, secrets: readonly SecretChoice[], passphrase: string): void {
+  // A worker started again after a cancelled unlock reads the header again: the page shows it already.
+  if (step !== 'inspecting') return;
   passphraseName = passphrase;
   formatName.textContent = name;
   dump.textContent = text;
@@ -187,9 +234,12 @@ form.addEventListener('submit', (e) => {
     transfer.push(bytes);
     message = { kind: k, bytes };
   }
+  // After a cancelled unlock there is no worker: a new one reads the header again, then unlocks.
+  if (!worker && file) startWorker(file);
   step = 'unlocking';
   fields.disabled = true;
-  say('Unlocking… (deriving the key from the secret can take a few seconds)');
+  showCancel(true);
+  say('Unlocking… (deriving the key from the secret can take a few seconds; Cancel stops it)');
   send({ type: 'unlock', secret: message }, transfer);
 });
 
@@ -233,9 +283,7 @@ save.addEventListener('click', async () => {
   started = performance.now();
   step = 'decrypting';
   save.hidden = true;
-  cancel.hidden = false;
-  cancel.disabled = false;
-  cancel.focus();
+  showCancel(true);
   say(`Decrypting into ${s.where}…`);
   send({ type: 'decrypt', chunkBytes: CHUNK_BYTES, depth: DEPTH });
 });
@@ -270,7 +318,7 @@ let aborting: Promise<void> = Promise.resolve();
 /**
  * Stops a run: discards what the sink has (at once, not after the writes queued before it: a write may be
  * what hangs) and asks the worker to stop and close the volume. The worker answers `cancelled`; if it does
- * not within 5 s, it is ended.
+ * not within 5 s, it is ended (the next unlock starts a new one).
  */
 function stop(reason: string): void {
   if (step !== 'decrypting') return;
@@ -283,14 +331,26 @@ function stop(reason: string): void {
   say(reason ? '' : 'Cancelling…', reason);
   send({ type: 'cancel' });
   cancelTimer = setTimeout(() => {
-    if (step === 'cancelling' && file) {
-      open(file);
-      say(reason ? '' : 'Cancelled: nothing was saved.', reason);
-    }
+    if (step !== 'cancelling') return;
+    endWorker();
+    void aborting.then(() => ready(reason ? '' : 'Cancelled: nothing was saved.', reason));
   }, 5000);
 }
 
-cancel.addEventListener('click', () => stop(''));
+cancel.addEventListener('click', () => {
+  switch (step) {
+    case 'inspecting':
+      return idle('Cancelled: no image is open.');
+    case 'unlocking':
+      // The derivation cannot be stopped from inside the worker: the worker goes, the secret stays typed.
+      endWorker();
+      ready('Cancelled: the volume was not unlocked.');
+      if (!secretRow.hidden) secret.select();
+      return;
+    case 'decrypting':
+      return stop('');
+  }
+});
 
 function done(): void {
   const s = sink;
@@ -322,8 +382,7 @@ function cancelled(): void {
 
 function failed(message: string, wrongSecret: boolean): void {
   if (step === 'inspecting') {
-    step = 'idle';
-    say('', `${file?.name}: ${message}`);
+    idle('', `${file?.name}: ${message}`);
     return;
   }
   if (step === 'unlocking') {
@@ -341,17 +400,17 @@ function failed(message: string, wrongSecret: boolean): void {
 }
 
 function fail(message: string): void {
-  worker?.terminate();
-  worker = undefined;
-  step = 'idle';
   void sink?.abort().catch(() => {});
   sink = undefined;
-  say('', message);
+  idle('', message);
 }
 
 kind.addEventListener('change', showChoice);
 image.addEventListener('change', () => {
   const f = image.files?.[0];
+  // Emptied at once, so that picking the same file again (after dropping another, or to start over) is a
+  // change too; the page shows the name instead (#picked).
+  image.value = '';
   if (f) open(f);
 });
 // Dropping a file anywhere on the page opens it (and never navigates away to it).

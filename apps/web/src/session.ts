@@ -34,6 +34,8 @@ export class Session {
   #wake: (() => void) | undefined;
   #running = false;
   #cancelled = false;
+  /** The steps, one after the other, in the order they were asked for (see {@link run}). */
+  #queue: Promise<void> = Promise.resolve();
 
   constructor(
     readonly formats: readonly DiskFormat[],
@@ -42,8 +44,18 @@ export class Session {
     readonly prepare: () => Promise<void> = async () => {},
   ) {}
 
-  /** Runs one step, turning a failure into an `error` message (x-disk's text: no package prefix). */
-  async run(step: () => Promise<void>): Promise<void> {
+  /**
+   * Runs one step after the steps asked for before it (so `inspect` then `unlock`, sent back to back by a new
+   * worker, unlock the image just inspected), turning a failure into an `error` message (x-disk's text: no
+   * package prefix).
+   */
+  run(step: () => Promise<void>): Promise<void> {
+    const next = this.#queue.then(() => this.#runNow(step));
+    this.#queue = next;
+    return next;
+  }
+
+  async #runNow(step: () => Promise<void>): Promise<void> {
     try {
       await step();
     } catch (e) {

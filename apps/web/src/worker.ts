@@ -25,6 +25,7 @@ self.onmessage = (e: MessageEvent<ToWorker>) => {
     case 'cancel':
       session.cancel();
       return;
+    // The steps run one after the other (Session.run): a new worker is sent `inspect` and `unlock` back to back.
     case 'inspect':
       void session.run(() => session.inspect(m.file));
       return;

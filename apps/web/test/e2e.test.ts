@@ -16,7 +16,8 @@ import { type Container, cryptsetupRequirement, makeLuks2Container, removeAllCon
 import { describeBitlocker, readBitlockerHeader } from '@x/bitlocker';
 import { openFileSource } from '@x/byte-source/file';
 import { describeFileVault2, readFileVault2Header } from '@x/filevault2';
-import { describeHeader, readHeader } from '@x/luks';
+import { DEFAULT_MAX_ITERATIONS } from '@x/disk-format';
+import { createLuks, describeHeader, readHeader } from '@x/luks';
 import { BROWSER_TIMEOUT, describeWithBrowsers, launchBrowser } from '@x/testkit';
 import { bitlockerImages, FILEVAULT2_FACTS, fileVault2Image, startupKeyFiles } from '@x/testkit/disk-images';
 import { buildPage, SAMPLE, serve } from './harness.ts';
@@ -104,6 +105,59 @@ function installPicker(): void {
   });
 }
 
+/** What the stand-in for the page's Worker counted (window.__workers). */
+interface WorkerCount {
+  /** Workers made. */
+  created: number;
+  /** Made and not yet terminated. */
+  live: number;
+  /** While true, what the workers send is held back from the page (as a slow worker would). */
+  hold: boolean;
+  /** Messages held back. */
+  held: number;
+}
+
+/**
+ * Replaces Worker with one that counts the workers made and terminated, and can hold back what they send
+ * until `__release()` (the page's state stays where the message would have moved it on, for as long as the
+ * test needs). Runs in the page before its scripts.
+ */
+function installWorkerCounter(): void {
+  const state = { created: 0, live: 0, hold: false, held: 0 };
+  const queue: (() => void)[] = [];
+  let passing = false;
+  class CountedWorker extends Worker {
+    #ended = false;
+    constructor(url: string | URL, options?: WorkerOptions) {
+      super(url, options);
+      state.created++;
+      state.live++;
+      // Added before the page's own handler, so it can stop the message reaching it.
+      this.addEventListener('message', (e) => {
+        if (!state.hold || passing) return;
+        e.stopImmediatePropagation();
+        state.held++;
+        queue.push(() => this.dispatchEvent(new MessageEvent('message', { data: e.data })));
+      });
+    }
+    override terminate(): void {
+      if (!this.#ended) state.live--;
+      this.#ended = true;
+      super.terminate();
+    }
+  }
+  Object.assign(window, {
+    Worker: CountedWorker,
+    __workers: state,
+    __release() {
+      state.hold = false;
+      passing = true;
+      for (const deliver of queue.splice(0)) deliver();
+      passing = false;
+    },
+  });
+}
+
 /** Runs fetch(url) in a new blob: worker of the page; gives 'fetched', or the name of the error. */
 function fetchFromBlobWorker(url: string): Promise<string> {
   const source = `fetch(${JSON.stringify(url)}).then(() => postMessage('fetched'), (e) => postMessage(e.name));`;
@@ -136,6 +190,45 @@ interface Shared {
   damaged: string;
   /** A cryptsetup-made aes-xts-plain64 volume with 4096-byte sectors (when cryptsetup runs). */
   xts4k?: Container;
+  /** A LUKS1 volume whose second keyslot takes the most PBKDF2 iterations any format accepts. */
+  slow: SlowVolume;
+}
+
+/** {@link slowVolume}'s image: where it is, the passphrase of keyslot 0, the plaintext. */
+interface SlowVolume {
+  path: string;
+  passphrase: string;
+  plaintext: Uint8Array;
+}
+
+/**
+ * A LUKS1 volume made by @x/luks's createLuks (1 MiB of random plaintext, keyslot 0 with 1000 PBKDF2
+ * iterations), whose keyslot 1 is then enabled over the random bytes of its key material area with
+ * DEFAULT_MAX_ITERATIONS (2^26) iterations and a salt of its own: the slowest derivation the shared KDF limits
+ * let a header ask for. The passphrase opens keyslot 0 at once; any other passphrase fails keyslot 0 at once
+ * and then derives keyslot 1's key, which no passphrase opens (the hostile image of issue 25, made slow
+ * within the limits). LUKS1 has no header checksum to remake.
+ */
+async function slowVolume(dir: string): Promise<SlowVolume> {
+  const passphrase = 'fast slot';
+  const plaintext = new Uint8Array(randomBytes(1024 * 1024));
+  const parts: [number, Uint8Array][] = [];
+  await createLuks(
+    plaintext,
+    { write: async (offset, bytes) => void parts.push([offset, bytes.slice()]) },
+    { type: 'luks1', passphrase, pbkdf: 'pbkdf2', iterations: 1000 },
+  );
+  const image = new Uint8Array(Math.max(...parts.map(([o, b]) => o + b.length)));
+  for (const [o, b] of parts) image.set(b, o);
+  // Keyslot 1 of the phdr (LUKS1 spec §4.1: 48-byte keyslots from offset 208): active, iterations, salt.
+  const slot1 = 208 + 48;
+  const view = new DataView(image.buffer);
+  view.setUint32(slot1, 0x00ac71f3); // LUKS_KEY_ENABLED
+  view.setUint32(slot1 + 4, DEFAULT_MAX_ITERATIONS);
+  image.set(randomBytes(32), slot1 + 8);
+  const path = join(dir, 'slow-luks1.img');
+  await writeFile(path, image);
+  return { path, passphrase, plaintext };
 }
 
 let shared: Promise<Shared> | undefined;
@@ -159,7 +252,7 @@ function prepare(): Promise<Shared> {
           })
         : undefined,
     ]);
-    return { dist, server: await serve(dist.dir), dir, damaged, xts4k };
+    return { dist, server: await serve(dist.dir), dir, damaged, xts4k, slow: await slowVolume(dir) };
   })();
   return shared;
 }
@@ -184,13 +277,14 @@ describeWithBrowsers('the page', (browserName) => {
   let dir: string;
   let damaged: string;
   let xts4k: Container | undefined;
+  let slow: SlowVolume;
   let browser: Browser | undefined;
   /** Each page's download folder (one page per test). */
   const downloadDirs = new Map<Page, string>();
   let problems: string[] = [];
 
   beforeAll(async () => {
-    ({ dist, server, dir, damaged, xts4k } = await prepare());
+    ({ dist, server, dir, damaged, xts4k, slow } = await prepare());
     browser = await launchBrowser(browserName);
   }, BROWSER_TIMEOUT);
 
@@ -216,6 +310,7 @@ describeWithBrowsers('the page', (browserName) => {
     problems = mine;
     page.on('pageerror', (e) => mine.push(String(e)));
     await page.evaluateOnNewDocument(picker ? installPicker : removePicker);
+    await page.evaluateOnNewDocument(installWorkerCounter);
     await page.goto(`${server.origin}/`);
     return page;
   }
@@ -400,6 +495,128 @@ describeWithBrowsers('the page', (browserName) => {
     const p = await picker(page);
     expect(p).toMatchObject({ calls: 2, writes: 5, bytes: 20 * MiB, closed: true });
     expect(p.sha256).toBe(sha256(c.original));
+    expect(problems).toEqual([]);
+    await close(page);
+  });
+
+  const workers = (page: Page) => page.evaluate(() => (window as unknown as { __workers: WorkerCount }).__workers);
+
+  /**
+   * Waits until the browser itself lists `n` workers of the page, none of them in `gone` (their URLs). Only
+   * Chromium: there a terminated worker leaves page.workers(); Firefox's WebDriver BiDi keeps listing it, so
+   * in Firefox the page's own count (installWorkerCounter) stands alone.
+   */
+  async function browserWorkers(page: Page, n: number, gone: string[] = []): Promise<string[]> {
+    if (browserName !== 'chromium') return [];
+    const deadline = Date.now() + WAIT_MS;
+    for (;;) {
+      const urls = page.workers().map((w) => w.url());
+      if (urls.length === n && !urls.some((u) => gone.includes(u))) return urls;
+      if (Date.now() > deadline) throw new Error(`the page has workers ${urls.join(', ')}; expected ${n}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  /** Picks the slow volume and starts unlocking it with a wrong passphrase: its keyslot 1 is being derived. */
+  async function startSlowUnlock(page: Page): Promise<void> {
+    await pick(page, slow.path);
+    expect(await text(page, '#format')).toBe('LUKS1');
+    await page.keyboard.type('not the passphrase');
+    await page.keyboard.press('Enter');
+    await waitStatus(page, 'Unlocking…');
+  }
+
+  it('Cancel while reading the header ends the worker; what it sends after is ignored', async () => {
+    const page = await openPage(false);
+    await page.evaluate(() => {
+      (window as unknown as { __workers: WorkerCount }).__workers.hold = true;
+    });
+    await chooseFile(page, '#image', SAMPLE.path);
+    // The worker has read the header; the page, not told yet, is still reading it.
+    await until(page, () => (window as unknown as { __workers: WorkerCount }).__workers.held > 0);
+    expect(await text(page, '#status')).toBe('Reading the header of sample-luks2.img…');
+    const [first] = await browserWorkers(page, 1);
+    await page.click('#cancel');
+    await waitStatus(page, 'Cancelled: no image is open.');
+    expect(await workers(page)).toMatchObject({ created: 1, live: 0 });
+    await browserWorkers(page, 0);
+    await page.evaluate(() => (window as unknown as { __release(): void }).__release());
+    expect(
+      await page.$$eval('#header, #unlock, #cancel, #picked', (e) => e.map((x) => (x as HTMLElement).hidden)),
+    ).toEqual([true, true, true, true]);
+    expect(await text(page, '#status')).toBe('Cancelled: no image is open.');
+    // The same file, picked again, opens (in a new worker).
+    await pick(page, SAMPLE.path);
+    expect(await text(page, '#format')).toBe('LUKS2');
+    expect(await workers(page)).toMatchObject({ created: 2, live: 1 });
+    await browserWorkers(page, 1, [first]);
+    expect(problems).toEqual([]);
+    await close(page);
+  });
+
+  it('Cancel during a long key derivation ends the worker at once; the next unlock starts a new one', async () => {
+    const page = await openPage(true);
+    await startSlowUnlock(page);
+    const [first] = await browserWorkers(page, 1);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('cancel');
+    await page.keyboard.press('Enter'); // on Cancel
+    await waitStatus(page, 'Cancelled: the volume was not unlocked.');
+    expect(await text(page, '#error')).toBe('');
+    expect(await workers(page)).toMatchObject({ created: 1, live: 0 });
+    await browserWorkers(page, 0);
+    // Back to asking for the secret, the header still shown, nothing to cancel.
+    expect(
+      await page.$$eval('#header, #unlock, #cancel, #run', (e) => e.map((x) => (x as HTMLElement).hidden)),
+    ).toEqual([false, false, true, true]);
+    expect(await page.$eval('#unlock-fields', (e) => (e as HTMLFieldSetElement).disabled)).toBe(false);
+
+    // The passphrase of keyslot 0 opens it in a new worker, which reads the header again first.
+    await unlock(page, slow.passphrase);
+    expect(await text(page, '#summary')).toMatch(/^LUKS1 aes-xts-plain64, 512-byte sectors, 1\.0 MiB .*keyslot 0, /);
+    expect(await workers(page)).toMatchObject({ created: 2, live: 1 });
+    await browserWorkers(page, 1, [first]);
+    await page.click('#save');
+    await waitStatus(page, 'Done: 1.0 MiB');
+    expect((await picker(page)).sha256).toBe(sha256(slow.plaintext));
+    expect(problems).toEqual([]);
+    await close(page);
+  });
+
+  it('picking another image during a long key derivation ends the old worker', async () => {
+    const page = await openPage(false);
+    await startSlowUnlock(page);
+    const [first] = await browserWorkers(page, 1);
+    await chooseFile(page, '#image', SAMPLE.path);
+    await waitStatus(page, 'LUKS2 image.');
+    expect(await workers(page)).toMatchObject({ created: 2, live: 1 });
+    await browserWorkers(page, 1, [first]);
+    await unlock(page, SAMPLE.passphrase);
+    expect(await text(page, '#summary')).toMatch(/^LUKS2 aes-xts-plain64, 4096-byte sectors, 64 KiB/);
+    expect(problems).toEqual([]);
+    await close(page);
+  });
+
+  it('opens the same file picked again after another was dropped', async () => {
+    const page = await openPage(false);
+    await pick(page, SAMPLE.path);
+    expect(await text(page, '#format')).toBe('LUKS2');
+    expect(await text(page, '#picked')).toBe('sample-luks2.img, 576 KiB');
+    // Another image dropped on the page (made in the page: 4 KiB of zeros).
+    await page.evaluate(() => {
+      const data = new DataTransfer();
+      data.items.add(new File([new Uint8Array(4096)], 'zeros.img'));
+      document
+        .querySelector('#drop')!
+        .dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true }));
+    });
+    await until(page, () => document.querySelector('#error')!.textContent!.startsWith('zeros.img: '));
+    expect(await page.$eval('#header', (e) => (e as HTMLElement).hidden)).toBe(true);
+    // The file input's own file again: a change, so it opens.
+    await pick(page, SAMPLE.path);
+    expect(await text(page, '#error')).toBe('');
+    expect(await text(page, '#format')).toBe('LUKS2');
+    expect(await text(page, '#picked')).toBe('sample-luks2.img, 576 KiB');
+    expect(await workers(page)).toMatchObject({ created: 3, live: 1 });
     expect(problems).toEqual([]);
     await close(page);
   });

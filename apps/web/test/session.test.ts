@@ -62,6 +62,17 @@ describe('the page’s session over a list with one more format', () => {
     expect(out.subarray(plain.length).every((x) => x === 0)).toBe(true);
   });
 
+  it('runs the steps in the order they were asked for: inspect and unlock sent back to back open the image', async () => {
+    // What the page's new worker gets after a cancelled unlock: the image again, then the secret, at once.
+    const { s, got } = session();
+    const inspect = s.run(() => s.inspect(new File([image], 'toy.img')));
+    const unlock = s.run(() => s.unlock({ kind: 'passphrase', bytes: utf8('toy passphrase') }));
+    await Promise.all([inspect, unlock]);
+    expect(got.map((m) => m.type)).toEqual(['inspected', 'unlocked']);
+    await s.run(() => s.decrypt(65536, 2));
+    expect(got.map((m) => m.type)).toEqual(['inspected', 'unlocked', 'chunk', 'chunk', 'done']);
+  });
+
   it('says which formats it knows when none matches; the LUKS sample opens as before', async () => {
     const { s, last } = session();
     await s.run(() => s.inspect(new File([new Uint8Array(4096)], 'zeros.img')));
