@@ -2,6 +2,7 @@
 // aes-cbc-tcw (TrueCrypt 1.0–4.0's CBC with whitening), against a model written here from the Linux
 // definitions, one sector at a time: bigint GF(2^128) for LRW, and for tcw the IV from the seed and the
 // whitening with a table-driven CRC-32 checked against zlib's, AES from node:crypto.
+import { readFileSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -176,5 +177,34 @@ describe('aes-cbc-tcw', () => {
     let same = 0;
     for (let i = 0; i < 512; i++) same += tcw[i] === plain[i] ? 1 : 0;
     expect(same).toBeLessThan(20);
+  });
+});
+
+describe('aes-cbc-tcw on a real TrueCrypt 1.x volume (test/fixtures/README.md)', () => {
+  // The header's key area (first 64 bytes) of tc_1-sha1-cbc-aes, password aaaaaaaaaaaa.
+  const area = hex(
+    '298b5803c9300acb63203ee7a2a06ab28c216278851039cee0f25843a42a9689' +
+      '276038af631d03d895e8c3f07f98d5d888ee9c746424edddab250db8b730007d',
+  );
+  const key = new Uint8Array(64);
+  key.set(area.subarray(32, 64)); // AES-256 key
+  key.set(area.subarray(0, 32), 32); // seed ‖ whitening
+  const disk = new Uint8Array(readFileSync(new URL('./fixtures/tc_1-sha1-cbc-aes.sector1.bin', import.meta.url)));
+
+  it('sector 1 of the image decrypts to the FAT boot sector with serial DEAD-BABE, and encrypts back', () => {
+    const c = newSectorCipher('aes-cbc-tcw', key);
+    const plain = new Uint8Array(512);
+    c.decrypt(plain, disk, 1);
+    expect(new TextDecoder().decode(plain.subarray(3, 11))).toBe('MSDOS5.0');
+    expect(toHex(plain.subarray(39, 43))).toBe('bebaadde'); // le32 0xDEADBABE
+    expect(toHex(plain.subarray(510, 512))).toBe('55aa');
+    expect(toHex(plain)).toBe(toHex(refTcwSector(false, key, disk, 1n)));
+    const again = new Uint8Array(512);
+    c.encrypt(again, plain, 1);
+    expect(toHex(again)).toBe(toHex(disk));
+    // the same with the volume's own sector numbers and ivOffset 1, as a format package would open it
+    const viaOffset = new Uint8Array(512);
+    newSectorCipher('aes-cbc-tcw', key, { ivOffset: 1 }).decrypt(viaOffset, disk, 0);
+    expect(toHex(viaOffset)).toBe(toHex(plain));
   });
 });
