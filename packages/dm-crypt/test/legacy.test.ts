@@ -208,3 +208,28 @@ describe('aes-cbc-tcw on a real TrueCrypt 1.x volume (test/fixtures/README.md)',
     expect(toHex(viaOffset)).toBe(toHex(plain));
   });
 });
+
+describe('aes-lrw-benbi on a real TrueCrypt 4.x volume (test/fixtures/README.md)', () => {
+  // The header's key area (first 64 bytes) of tc_2-ripemd160-lrw-aes, password aaaaaaaaaaaa.
+  const area = hex(
+    '418729d87f65b8c6605d8a75a2615d0dcda712d1017f5af4e679edcfac3ab24e' +
+      '91dcd0bc0970af45b0002370fef285825de56e5f9acd3594ed213b26e86b47be',
+  );
+  const key = new Uint8Array(48);
+  key.set(area.subarray(32, 64)); // K1, AES-256
+  key.set(area.subarray(0, 16), 32); // K2
+  const disk = new Uint8Array(readFileSync(new URL('./fixtures/tc_2-ripemd160-lrw-aes.sector1.bin', import.meta.url)));
+
+  it('volume sector 0 decrypts to the FAT boot sector with serial DEAD-BABE, and encrypts back', () => {
+    const c = newSectorCipher('aes-lrw-benbi', key);
+    const plain = new Uint8Array(512);
+    c.decrypt(plain, disk, 0);
+    expect(new TextDecoder().decode(plain.subarray(3, 11))).toBe('MSDOS5.0');
+    expect(toHex(plain.subarray(39, 43))).toBe('bebaadde'); // le32 0xDEADBABE
+    expect(toHex(plain.subarray(510, 512))).toBe('55aa');
+    expect(toHex(plain)).toBe(toHex(refLrwBenbiSector(false, key, disk, 0n)));
+    const again = new Uint8Array(512);
+    c.encrypt(again, plain, 0);
+    expect(toHex(again)).toBe(toHex(disk));
+  });
+});
