@@ -33,7 +33,7 @@ export interface IvGenerator {
   dispose(): void;
 }
 
-const Kind = { Null: 0, Plain: 1, Plain64: 2, Plain64Be: 3, Benbi: 4, Essiv: 5, Eboiv: 6 } as const;
+const Kind = { Null: 0, Plain: 1, Plain64: 2, Plain64Be: 3, Benbi: 4, Essiv: 5, Eboiv: 6, Tcw: 7 } as const;
 type Kind = (typeof Kind)[keyof typeof Kind];
 
 /** Blocks per encryptECB call for essiv/eboiv: 1 KiB of scratch, enough for every kernel's batch width. */
@@ -42,9 +42,12 @@ const TWO32 = 0x1_0000_0000;
 const U64_END = 1n << 64n;
 
 // AES-CBC key lengths (essiv hands the key to cbc(aes); eboiv encrypts with it); the modes that do not use
-// the key also take AES-XTS keys (32, 48 or 64 bytes), so one generator serves aes-xts-plain64 too.
+// the key also take AES-XTS keys (32, 48 or 64 bytes) and LRW-AES keys (K1 ‖ the 16-byte K2: 32, 40 or 48),
+// so one generator serves aes-xts-plain64 and aes-lrw-benbi too. tcw's key is dm-crypt's whole key for
+// aes-cbc-tcw: the AES key ‖ the 16-byte IV seed ‖ the 16-byte whitening (48, 56 or 64 bytes).
 const CBC_KEY_LENGTHS = [16, 24, 32];
-const ANY_AES_VOLUME_KEY_LENGTHS = [16, 24, 32, 48, 64];
+const ANY_AES_VOLUME_KEY_LENGTHS = [16, 24, 32, 40, 48, 56, 64];
+const TCW_KEY_LENGTHS = [48, 56, 64];
 
 function fail(Err: typeof TypeError | typeof RangeError, msg: string): never {
   throw new Err(`@x/disk-iv: ${msg}`);
@@ -62,10 +65,20 @@ class DmCryptIvGenerator implements IvGenerator {
   // views of the first 16·n bytes of the scratch, n = 1 … BATCH, made once so generate() allocates nothing
   readonly #inViews: Uint8Array[] = [];
   readonly #outViews: Uint8Array[] = [];
+  /** tcw: the IV seed (16 bytes of the key, wiped on dispose). */
+  readonly #seed: Uint8Array;
   #disposed = false;
 
-  constructor(mode: string, kind: Kind, sectorSize: number, ivLargeSectors: boolean, cipher?: Cipher) {
+  constructor(
+    mode: string,
+    kind: Kind,
+    sectorSize: number,
+    ivLargeSectors: boolean,
+    cipher?: Cipher,
+    seed: Uint8Array = new Uint8Array(0),
+  ) {
     this.mode = mode;
+    this.#seed = seed;
     this.#kind = kind;
     this.#sectorShift = Math.log2(sectorSize);
     this.#ivShift = ivLargeSectors ? 0 : this.#sectorShift - 9;
@@ -85,6 +98,7 @@ class DmCryptIvGenerator implements IvGenerator {
     this.#cipher?.dispose();
     this.#in.fill(0);
     this.#outViews[BATCH]?.fill(0);
+    this.#seed.fill(0);
     this.#disposed = true;
   }
 
@@ -135,6 +149,7 @@ class DmCryptIvGenerator implements IvGenerator {
       case Kind.Plain64: // plain64: le64(sector), zero padded
       case Kind.Plain64Be: // plain64be: be64(sector) in the last 8 bytes
       case Kind.Benbi: // benbi: be64((sector << 5) + 1) in the last 8 bytes: 1-based count of 16-byte blocks
+      case Kind.Tcw: // tcw: seed ⊕ (le64(sector) ‖ le64(sector))
         this.#counters(ivs, count, lo, hi, step);
         return;
       default: // essiv, eboiv
@@ -152,6 +167,14 @@ class DmCryptIvGenerator implements IvGenerator {
       } else if (kind === Kind.Plain64Be) {
         putBe32(ivs, o + 8, hi);
         putBe32(ivs, o + 12, lo);
+      } else if (kind === Kind.Tcw) {
+        // dm-crypt's crypt_iv_tcw_gen: iv = iv_seed, both 8-byte halves ⊕ le64(sector)
+        const seed = this.#seed;
+        for (let h = 0; h < 16; h += 8) {
+          putLe32(ivs, o + h, lo);
+          putLe32(ivs, o + h + 4, hi);
+        }
+        for (let x = 0; x < 16; x++) ivs[o + x] ^= seed[x];
       } else {
         // benbi shift = 9 - log2(16) = 5; the low 5 bits are then 0, so "+ 1" cannot carry
         putBe32(ivs, o + 8, ((hi << 5) | (lo >>> 27)) >>> 0);
@@ -214,9 +237,13 @@ function putBe32(b: Uint8Array, o: number, v: number): void {
 /**
  * Makes an IV generator for one of dm-crypt's IV modes, byte-identical to Linux dm-crypt and cryptsetup:
  * `plain`, `plain64`, `plain64be`, `benbi`, `null`, `essiv:<hash>` (hash `sha256`, `md5`, `sha3-256` or
- * `blake2b-256`) and `eboiv`. The volume key is the AES key of the data (16, 24 or 32 bytes; the modes that
- * do not use it also take 48- and 64-byte AES-XTS keys). essiv hashes it once here; the generator keeps no
- * copy of the key, only the AES key schedule that essiv and eboiv need.
+ * `blake2b-256`), `eboiv` and `tcw`. The volume key is the AES key of the data (16, 24 or 32 bytes; the modes
+ * that do not use it also take AES-XTS keys of 32, 48 or 64 bytes and LRW-AES keys of 32, 40 or 48, and 56).
+ * `tcw` (TrueCrypt 1.0–4.0's CBC, dm-crypt's `aes-cbc-tcw`) takes dm-crypt's whole key, the AES key ‖ the
+ * 16-byte IV seed ‖ the 16-byte whitening (48, 56 or 64 bytes), 512-byte sectors only, and gives
+ * seed ⊕ (le64(sector) ‖ le64(sector)); the whitening of the data is `@x/dm-crypt`'s. essiv hashes the key
+ * once here; the generator keeps no copy of the key, only the AES key schedule that essiv and eboiv need and
+ * tcw's 16-byte seed (wiped by `dispose`).
  *
  * @example
  * ```ts
@@ -268,6 +295,18 @@ export function newIvGenerator(mode: string, volumeKey: Uint8Array, options?: Iv
     case 'eboiv':
       keyLengths(CBC_KEY_LENGTHS);
       return make(Kind.Eboiv, newCipher(volumeKey));
+    case 'tcw':
+      // dm-crypt: "Unsupported sector size for TCW" unless 512; the seed is key[len − 32 .. len − 16)
+      keyLengths(TCW_KEY_LENGTHS);
+      if (sectorSize !== 512) fail(RangeError, `tcw takes 512-byte sectors only, not ${sectorSize}`);
+      return new DmCryptIvGenerator(
+        mode,
+        Kind.Tcw,
+        sectorSize,
+        ivLargeSectors,
+        undefined,
+        volumeKey.slice(volumeKey.length - 32, volumeKey.length - 16),
+      );
   }
   if (mode.startsWith('essiv:')) {
     const hashName = mode.slice('essiv:'.length);
@@ -284,5 +323,8 @@ export function newIvGenerator(mode: string, volumeKey: Uint8Array, options?: Iv
     }
   }
   if (mode === 'essiv') fail(RangeError, 'essiv needs a hash: essiv:<hash>, e.g. essiv:sha256');
-  fail(RangeError, `unknown IV mode "${mode}" (known: plain, plain64, plain64be, benbi, null, essiv:<hash>, eboiv)`);
+  fail(
+    RangeError,
+    `unknown IV mode "${mode}" (known: plain, plain64, plain64be, benbi, null, essiv:<hash>, eboiv, tcw)`,
+  );
 }

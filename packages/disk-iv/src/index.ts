@@ -1,6 +1,6 @@
 /**
  * `@x/disk-iv`: the per-sector IVs of real disk formats (dm-crypt's `plain`, `plain64`, `plain64be`,
- * `benbi`, `null`, `essiv:<hash>`, `eboiv`), byte-identical to Linux dm-crypt and cryptsetup, to feed
+ * `benbi`, `null`, `essiv:<hash>`, `eboiv`, `tcw`), byte-identical to Linux dm-crypt and cryptsetup, to feed
  * `@x/cbc`'s `decryptSectors`.
  *
  * @example

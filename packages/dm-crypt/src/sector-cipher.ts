@@ -8,9 +8,11 @@ import { type Adiantum, newAdiantum } from '@x/adiantum';
 import { newCipher, type Cipher } from '@x/cbc';
 import { newIvGenerator, type IvGenerator } from '@x/disk-iv';
 import { newHctr2, type Hctr2 } from '@x/hctr2';
+import { type Lrw, newLrw } from '@x/lrw';
 import { newXts, type Xts } from '@x/xts';
 import { type Elephant, newElephant } from './elephant.js';
 import { parseCipherSpec, type CipherSpec } from './spec.js';
+import { TcwWhitening } from './tcw.js';
 
 const PREFIX = '@x/dm-crypt';
 const TWO53 = Number.MAX_SAFE_INTEGER;
@@ -82,6 +84,9 @@ class DmCryptSectorCipher implements SectorCipher {
   readonly #ivOffset: number | bigint; // in sectorSize units
   #cbc: Cipher | undefined;
   #xts: Xts | undefined;
+  #lrw: Lrw | undefined;
+  /** aes-cbc-tcw: the whitening (the CBC part is #cbc, with the AES key). */
+  #tcw: TcwWhitening | undefined;
   #hctr2: Hctr2 | undefined;
   #adiantum: Adiantum | undefined;
   /** aes-cbc-elephant: the sector keys and diffusers (the CBC part is #cbc, with the data key). */
@@ -111,6 +116,14 @@ class DmCryptSectorCipher implements SectorCipher {
     if (spec.chainMode === 'xts') {
       this.#xts = newXts(key, { kernel });
       this.kernel = this.#xts.kernel;
+    } else if (spec.chainMode === 'lrw') {
+      this.#lrw = newLrw(key, { kernel });
+      this.kernel = this.#lrw.kernel;
+    } else if (spec.ivMode === 'tcw') {
+      // key = AES key ‖ IV seed ‖ whitening (dm-crypt: key_extra_size = iv_size + TCW_WHITENING_SIZE)
+      this.#cbc = newCipher(key.subarray(0, key.length - 32), { kernel });
+      this.kernel = this.#cbc.kernel;
+      this.#tcw = new TcwWhitening(key);
     } else if (spec.chainMode === 'hctr2') {
       this.#hctr2 = newHctr2(key, { kernel });
       this.kernel = this.#hctr2.kernel;
@@ -236,6 +249,14 @@ class DmCryptSectorCipher implements SectorCipher {
       this.#cbc!.decryptECB(dst, src);
     } else if (this.spec.chainMode === 'xts') {
       this.#xts!.decryptSectors(dst, src, size, this.#ivsFor(firstSector, count));
+    } else if (this.spec.chainMode === 'lrw') {
+      this.#lrw!.decryptSectors(dst, src, size, this.#ivsFor(firstSector, count));
+    } else if (this.#tcw) {
+      // the whitening off the ciphertext (into dst), then CBC⁻¹ of every sector in place
+      const s = this.#ivSector(firstSector);
+      const ivs = this.#ivsAt(s, count); // the range check comes before anything is written
+      this.#tcw.apply(dst, src, s, count);
+      this.#cbc!.decryptSectors(dst, dst, size, ivs);
     } else if (this.spec.chainMode === 'hctr2') {
       this.#hctr2!.decryptSectors(dst, src, size, this.#tweaksFor(firstSector, count));
     } else if (this.spec.chainMode === 'adiantum') {
@@ -260,6 +281,14 @@ class DmCryptSectorCipher implements SectorCipher {
       this.#cbc!.encryptECB(dst, src);
     } else if (this.spec.chainMode === 'xts') {
       this.#xts!.encryptSectors(dst, src, size, this.#ivsFor(firstSector, count));
+    } else if (this.spec.chainMode === 'lrw') {
+      this.#lrw!.encryptSectors(dst, src, size, this.#ivsFor(firstSector, count));
+    } else if (this.#tcw) {
+      // CBC of every sector, then the whitening on the ciphertext
+      const s = this.#ivSector(firstSector);
+      const ivs = this.#ivsAt(s, count);
+      this.#cbc!.encryptSectors(dst, src, size, ivs);
+      this.#tcw.apply(dst, dst, s, count);
     } else if (this.spec.chainMode === 'hctr2') {
       // One HCTR2 message per sector: every bit of a sector depends on every bit of it.
       this.#hctr2!.encryptSectors(dst, src, size, this.#tweaksFor(firstSector, count));
@@ -283,11 +312,14 @@ class DmCryptSectorCipher implements SectorCipher {
     this.#disposed = true;
     this.#cbc?.dispose();
     this.#xts?.dispose();
+    this.#lrw?.dispose();
+    this.#tcw?.dispose();
     this.#hctr2?.dispose();
     this.#adiantum?.dispose();
     this.#elephant?.dispose();
     this.#ivGen?.dispose(); // essiv's and eboiv's round keys
-    this.#cbc = this.#xts = this.#hctr2 = this.#adiantum = this.#elephant = undefined;
+    this.#cbc = this.#xts = this.#lrw = this.#hctr2 = this.#adiantum = this.#elephant = undefined;
+    this.#tcw = undefined;
     this.#ivs.fill(0);
     this.#tweaks.fill(0);
   }
@@ -302,12 +334,15 @@ const SECTOR_SIZES = [512, 1024, 2048, 4096];
  * `plain`, `plain64be`, `null`; Linux `hctr2(aes)`, 32-byte IVs), `xchacha12,aes-adiantum-<ivmode>` and
  * `xchacha20,aes-adiantum-<ivmode>` (the same IV modes; Linux `adiantum(xchacha12,aes)`), `aes-cbc-elephant`
  * (BitLocker's AES-CBC + Elephant diffuser of Windows Vista and 7: eboiv IVs with the data key, sector keys
- * from the elephant key, the diffusers A and B), `aes-ecb`, and the `capi:` forms of the same
+ * from the elephant key, the diffusers A and B), `aes-lrw-<ivmode>` (Linux `lrw(aes)`, TrueCrypt 4.1–4.3:
+ * `benbi`, and the other IV modes xts takes), `aes-cbc-tcw` (TrueCrypt 1.0–4.0's CBC with whitening,
+ * 512-byte sectors only), `aes-ecb`, and the `capi:` forms of the same
  * (`capi:xts(aes)-plain64`, `capi:hctr2(aes)-plain64`, `capi:adiantum(xchacha12,aes)-plain64`,
  * `capi:cbc(aes)-essiv:sha256`, `capi:cbc(aes)-elephant`, `capi:ecb(aes)`).
  *
  * Keys: 16, 24 or 32 bytes for cbc, hctr2 and ecb; 32 or 64 bytes (key1 ‖ key2) for xts; 32 or 64 bytes
- * (data key ‖ elephant key, AES-128 or AES-256) for cbc-elephant; 32 for adiantum.
+ * (data key ‖ elephant key, AES-128 or AES-256) for cbc-elephant; 32 for adiantum; 32, 40 or 48 (AES key ‖
+ * 16-byte tweak key) for lrw; 48, 56 or 64 (AES key ‖ 16-byte IV seed ‖ 16-byte whitening) for cbc-tcw.
  *
  * @throws TypeError for arguments of the wrong type; RangeError for an unsupported spec, a key length the
  *   spec does not take, a bad sector size or an `ivOffset` that is not a whole number of sectors.
@@ -333,7 +368,11 @@ export function newSectorCipher(spec: string, key: Uint8Array, options: SectorCi
       ? [32, 64]
       : parsed.chainMode === 'adiantum'
         ? [32]
-        : [16, 24, 32];
+        : parsed.chainMode === 'lrw'
+          ? [32, 40, 48]
+          : parsed.ivMode === 'tcw'
+            ? [48, 56, 64]
+            : [16, 24, 32];
   if (!lengths.includes(key.length)) {
     throw new RangeError(
       `${PREFIX}: ${parsed.canonical} takes a key of ${lengths.join(' or ')} bytes, got ${key.length}`,

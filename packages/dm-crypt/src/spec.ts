@@ -4,7 +4,10 @@
 //   old form:   <cipher>-<chainmode>[-<ivmode>[:<ivopts>]]      e.g. aes-cbc-essiv:sha256, aes-xts-plain64
 //   capi form:  capi:<chainmode>(<cipher>)[-<ivmode>[:<ivopts>]]  e.g. capi:xts(aes)-plain64
 //
-// Only AES is handled here, with the chaining modes cbc, xts, hctr2 and ecb. HCTR2 is the kernel crypto
+// Only AES is handled here, with the chaining modes cbc, xts, lrw, hctr2 and ecb. LRW is Linux's
+// `lrw(aes)` (crypto/lrw.c; TrueCrypt 4.1–4.3), reached as `aes-lrw-benbi`, its key the AES key ‖ the
+// 16-byte tweak key. TrueCrypt 1.0–4.0's CBC is the IV mode `tcw` with cbc only (`aes-cbc-tcw`), its key
+// the AES key ‖ the 16-byte IV seed ‖ the 16-byte whitening (crypt_iv_tcw_*; key_parts + 2). HCTR2 is the kernel crypto
 // API's `hctr2(aes)` (crypto/hctr2.c), which dm-crypt reaches as `aes-hctr2-plain64` (the old form builds
 // `<chainmode>(<cipher>)`) or `capi:hctr2(aes)-plain64`; its IV is 32 bytes (the template's ivsize), so
 // the IV modes write into 32 bytes: plain and plain64 the sector number little-endian at the start,
@@ -35,7 +38,7 @@ export interface CipherSpec {
    * The chaining mode (`'hctr2'`: the wide-block HCTR2, Linux `hctr2(aes)`; `'adiantum'`: Adiantum, Linux
    * `adiantum(xchacha12,aes)`).
    */
-  readonly chainMode: 'cbc' | 'xts' | 'hctr2' | 'adiantum' | 'ecb';
+  readonly chainMode: 'cbc' | 'xts' | 'lrw' | 'hctr2' | 'adiantum' | 'ecb';
   /**
    * The IV mode with its options in dm-crypt's words (`'essiv:sha256'`, `'plain64'`; `'elephant'`: eboiv
    * IVs plus BitLocker's Elephant diffuser), `''` for ecb.
@@ -49,8 +52,9 @@ const PREFIX = '@x/dm-crypt';
 
 /** IV modes of `@x/disk-iv`, by the chaining modes that take them. */
 // elephant: CBC with eboiv IVs and the Elephant diffuser (BitLocker), a key of two halves.
-const CBC_IV_MODES = /^(?:plain|plain64|plain64be|benbi|null|eboiv|elephant|essiv:[a-z0-9-]+)$/;
-// XTS takes the IV modes that do not use the key (its 32/64-byte key is not an AES key for essiv/eboiv).
+// tcw: TrueCrypt 1.0–4.0's CBC, IVs from a seed and the data whitened (key = AES key ‖ seed ‖ whitening).
+const CBC_IV_MODES = /^(?:plain|plain64|plain64be|benbi|null|eboiv|elephant|tcw|essiv:[a-z0-9-]+)$/;
+// XTS and LRW take the IV modes that do not use the key (its 32/64-byte key is not an AES key for essiv/eboiv).
 const XTS_IV_MODES = /^(?:plain|plain64|plain64be|benbi|null)$/;
 // HCTR2 and Adiantum take the IV modes whose 32-byte IV is the 16-byte one of @x/disk-iv zero-extended
 // (benbi's shift depends on the template's block size, and essiv/eboiv encrypt a 16-byte IV: left out).
@@ -96,12 +100,13 @@ export function parseCipherSpec(spec: string): CipherSpec {
   }
   if (chain === 'ecb') {
     if (iv !== '') unknown(spec, 'ecb takes no IV mode');
-  } else if (chain === 'cbc' || chain === 'xts' || chain === 'hctr2' || chain === 'adiantum') {
-    if (iv === '') unknown(spec, `${chain} needs an IV mode (e.g. ${chain === 'cbc' ? 'essiv:sha256' : 'plain64'})`);
-    const ok = chain === 'cbc' ? CBC_IV_MODES : chain === 'xts' ? XTS_IV_MODES : WIDE_IV_MODES;
+  } else if (chain === 'cbc' || chain === 'xts' || chain === 'lrw' || chain === 'hctr2' || chain === 'adiantum') {
+    const example = chain === 'cbc' ? 'essiv:sha256' : chain === 'lrw' ? 'benbi' : 'plain64';
+    if (iv === '') unknown(spec, `${chain} needs an IV mode (e.g. ${example})`);
+    const ok = chain === 'cbc' ? CBC_IV_MODES : chain === 'xts' || chain === 'lrw' ? XTS_IV_MODES : WIDE_IV_MODES;
     if (!ok.test(iv)) unknown(spec, `IV mode "${iv}" is not supported with ${chain}`);
   } else {
-    unknown(spec, `chaining mode "${chain}" is not supported (cbc, xts, hctr2, adiantum, ecb)`);
+    unknown(spec, `chaining mode "${chain}" is not supported (cbc, xts, lrw, hctr2, adiantum, ecb)`);
   }
   return Object.freeze({
     cipher: cipher as CipherSpec['cipher'],

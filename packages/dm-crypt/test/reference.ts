@@ -10,7 +10,7 @@ import { newHctr2 } from '@x/hctr2';
 import { dmCryptIv, refCbc, refEcb, refHbsh, refXts } from '@x/testkit';
 
 export interface RefSpec {
-  chainMode: 'cbc' | 'xts' | 'hctr2' | 'adiantum' | 'ecb';
+  chainMode: 'cbc' | 'xts' | 'lrw' | 'hctr2' | 'adiantum' | 'ecb';
   ivMode: string;
   /** For adiantum: `xchacha12,aes` or `xchacha20,aes`. */
   cipher?: string;
