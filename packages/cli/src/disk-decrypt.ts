@@ -9,7 +9,7 @@ import { formatOf, namedFormat, openImage } from './image.js';
 import { type CliIo, fileError, UsageError } from './io.js';
 import type { OptionValues } from './options.js';
 import { decryptTo } from './output.js';
-import { readSecret } from './secrets.js';
+import { readSecret, VOLUME_KEY_MAX } from './secrets.js';
 
 /** The option that names `kind` in messages: cryptsetup's spelling. */
 const optionOf = (kind: SecretOption['kind']) => `--${SECRET_OPTIONS.find((s) => s.kind === kind)!.name}`;
@@ -37,9 +37,11 @@ function checkOptions(choice: FormatChoice, format: DiskFormat, given: SecretOpt
 /** The bytes of the secret `option` gives: a file's, stdin's, or (`--recovery-password`) the digits themselves. */
 async function readGiven(io: CliIo, option: SecretOption, value: string): Promise<Uint8Array> {
   if (option.kind === 'recoveryPassword' && value !== '-') return new TextEncoder().encode(value);
-  return readSecret(io, value, option.what).catch((e: unknown) => {
-    throw fileError(e, value);
-  });
+  return readSecret(io, value, option.what, option.kind === 'volumeKey' ? VOLUME_KEY_MAX : undefined).catch(
+    (e: unknown) => {
+      throw fileError(e, value);
+    },
+  );
 }
 
 /** The most `--threads`: far more than any machine's cores; each thread holds a 4 MiB chunk. */
