@@ -6,7 +6,7 @@
 // `--startup-key`. This module is the table's entries alone (usages, options), cheap to load: each `run`
 // imports its code when it runs (./image.ts for both, ./disk-decrypt.ts for `decrypt`).
 import { type DiskFormat, orList } from '@x/disk-format';
-import { FORCE, type FormatChoice, KEY_SLOT, SECRET_OPTIONS, THREADS } from './disk-options.js';
+import { FORCE, type FormatChoice, KDF_LIMIT_OPTIONS, KEY_SLOT, SECRET_OPTIONS, THREADS } from './disk-options.js';
 import { UsageError } from './io.js';
 import type { OptionDef } from './options.js';
 import type { Subcommand } from './program.js';
@@ -44,10 +44,17 @@ export function dumpCommand(choice: FormatChoice): Subcommand {
 export function decryptCommand(choice: FormatChoice): Subcommand {
   const types = choice.formats.map((f) => f.type).join('|');
   return {
-    usage: `decrypt IMAGE OUT [SECRET]${choice.only ? '' : ` [--type ${types}]`} [-S N] [--threads N] [--force]`,
+    usage: `decrypt IMAGE OUT [SECRET]${choice.only ? '' : ` [--type ${types}]`} [-S N] [--threads N] [--force]\n                 [--max-iterations N] [--max-memory KIB] [--max-time-cost N]`,
     about:
       "write the payload's plaintext to OUT (- for stdout); OUT must not exist unless --force;\nSECRET is at most one of the options below (none: a BitLocker volume with a clear key)",
-    options: [...SECRET_OPTIONS, ...(choice.only ? [] : [typeOption(choice.formats)]), KEY_SLOT, THREADS, FORCE],
+    options: [
+      ...SECRET_OPTIONS,
+      ...(choice.only ? [] : [typeOption(choice.formats)]),
+      KEY_SLOT,
+      THREADS,
+      FORCE,
+      ...KDF_LIMIT_OPTIONS,
+    ],
     async run(args, values, io) {
       if (args.length !== 2) throw new UsageError('decrypt takes IMAGE and OUT');
       await (await import('./disk-decrypt.js')).decrypt(choice, args[0], args[1], values, io);

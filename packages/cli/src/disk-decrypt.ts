@@ -4,12 +4,12 @@
 import { chooseKernel } from '@x/aes-kernels/hazmat';
 import { type DiskFormat, orList, type Secret } from '@x/disk-format';
 import { availableParallelism } from 'node:os';
-import { type FormatChoice, SECRET_OPTIONS, type SecretOption } from './disk-options.js';
+import { type FormatChoice, KDF_LIMIT_OPTIONS, SECRET_OPTIONS, type SecretOption } from './disk-options.js';
 import { formatOf, namedFormat, openImage } from './image.js';
 import { type CliIo, fileError, UsageError } from './io.js';
 import type { OptionValues } from './options.js';
 import { decryptTo } from './output.js';
-import { readSecret } from './secrets.js';
+import { readSecret, VOLUME_KEY_MAX } from './secrets.js';
 
 /** The option that names `kind` in messages: cryptsetup's spelling. */
 const optionOf = (kind: SecretOption['kind']) => `--${SECRET_OPTIONS.find((s) => s.kind === kind)!.name}`;
@@ -37,9 +37,11 @@ function checkOptions(choice: FormatChoice, format: DiskFormat, given: SecretOpt
 /** The bytes of the secret `option` gives: a file's, stdin's, or (`--recovery-password`) the digits themselves. */
 async function readGiven(io: CliIo, option: SecretOption, value: string): Promise<Uint8Array> {
   if (option.kind === 'recoveryPassword' && value !== '-') return new TextEncoder().encode(value);
-  return readSecret(io, value, option.what).catch((e: unknown) => {
-    throw fileError(e, value);
-  });
+  return readSecret(io, value, option.what, option.kind === 'volumeKey' ? VOLUME_KEY_MAX : undefined).catch(
+    (e: unknown) => {
+      throw fileError(e, value);
+    },
+  );
 }
 
 /** The most `--threads`: far more than any machine's cores; each thread holds a 4 MiB chunk. */
@@ -67,6 +69,22 @@ export function threadCount(v: string | undefined): number {
   return n;
 }
 
+/** The KDF bounds given (`--max-iterations N` …), as the open options of every format take them. */
+export function kdfLimitValues(
+  values: OptionValues,
+): Partial<Record<(typeof KDF_LIMIT_OPTIONS)[number]['api'], number>> {
+  const limits: Partial<Record<(typeof KDF_LIMIT_OPTIONS)[number]['api'], number>> = {};
+  for (const o of KDF_LIMIT_OPTIONS) {
+    const v = values[o.name] as string | undefined;
+    if (v === undefined) continue;
+    const n = /^\d+$/.test(v) ? Number(v) : Number.NaN;
+    if (!(n >= 1 && n <= 0xffff_ffff))
+      throw new UsageError(`--${o.name} takes a whole number from 1 to 4294967295, not "${v}"`);
+    limits[o.api] = n;
+  }
+  return limits;
+}
+
 /**
  * `decrypt IMAGE OUT` over `choice`'s formats with the options `values`: the usage checked, the image's
  * format found, the secret read, the plaintext written to OUT (see ./output.ts); the secret is wiped after.
@@ -83,13 +101,14 @@ export async function decrypt(
   const keyslot = values['key-slot'] as string | undefined;
   if (keyslot !== undefined && !/^\d+$/.test(keyslot)) throw new UsageError('--key-slot takes a keyslot number');
   const threads = threadCount(values.threads as string | undefined);
+  const limits = kdfLimitValues(values);
   let bytes: Uint8Array | undefined;
   const src = await openImage(image);
   try {
     const format = await formatOf(choice, src, image, named);
     checkOptions(choice, format, option, keyslot !== undefined);
     if (option) bytes = await readGiven(io, option, values[option.name] as string);
-    const options = { keyslot, share: threads > 1 };
+    const options = { keyslot, share: threads > 1, ...limits };
     const secret: Secret | undefined =
       option && bytes && option.kind !== 'volumeKey' ? { kind: option.kind, bytes } : undefined;
     await decryptTo(io, {

@@ -58,6 +58,34 @@ export const THREADS: OptionDef = {
 };
 export const FORCE: OptionDef = { name: 'force', help: 'overwrite an existing OUT' };
 
+/**
+ * The bounds on the key derivation a header may ask for (the KDF limits of `@x/disk-format`, one policy for
+ * every format): a header above one is refused before anything is derived, and its message names the option
+ * that raises it (./io.ts). The option's name, and the API option it sets.
+ */
+export const KDF_LIMIT_OPTIONS: readonly (OptionDef & {
+  readonly api: 'maxIterations' | 'maxMemory' | 'maxTimeCost';
+})[] = [
+  {
+    name: 'max-iterations',
+    value: 'N',
+    api: 'maxIterations',
+    help: "the most PBKDF2 iterations a header may ask for (default 67108864 = 2^26;\nBitLocker's stretch is 2^20)",
+  },
+  {
+    name: 'max-memory',
+    value: 'KIB',
+    api: 'maxMemory',
+    help: "the most Argon2 memory a LUKS2 keyslot may ask for, KiB (default 4194304 = 4 GiB,\nat most half of this machine's memory)",
+  },
+  {
+    name: 'max-time-cost',
+    value: 'N',
+    api: 'maxTimeCost',
+    help: 'the most Argon2 passes a LUKS2 keyslot may ask for (default 65536)',
+  },
+];
+
 /** What `dump` and `decrypt` read images as: every format of a list, or one (x-luks). */
 export interface FormatChoice {
   readonly formats: readonly DiskFormat[];

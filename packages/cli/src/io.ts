@@ -34,9 +34,30 @@ export const EXIT = { done: 0, failed: 1, wrongSecret: 2 } as const;
  * WrongSecretError of any format), 1 for everything else; usage errors add the usage text after the line.
  */
 export function report(io: CliIo, command: string, usage: string, e: unknown): number {
-  const message = (e instanceof Error ? e.message : String(e)).replace(/^@x\/[a-z0-9-]+: /, '');
+  const message = inCommandTerms(e, (e instanceof Error ? e.message : String(e)).replace(/^@x\/[a-z0-9-]+: /, ''));
   io.stderr.write(`${command}: ${message}\n${e instanceof UsageError ? `${usage}\n` : ''}`);
   return e instanceof WrongSecretError ? EXIT.wrongSecret : EXIT.failed;
+}
+
+/** The command's option for each KDF bound of `@x/disk-format` (./disk-options.ts). */
+const LIMIT_OPTIONS: Readonly<Record<string, string>> = {
+  maxIterations: '--max-iterations',
+  maxMemory: '--max-memory',
+  maxTimeCost: '--max-time-cost',
+};
+
+/**
+ * A KDF bound's message as the command's user reads it: the error's `kdfLimit` field says which bound and
+ * what the header asks, and the API's hint, `(raise options.maxIterations to try it)`, becomes the option
+ * that raises it, `(--max-iterations 4294967295 tries it)`.
+ */
+function inCommandTerms(e: unknown, message: string): string {
+  const limit = (e as { kdfLimit?: { option: string; asked: number } } | undefined)?.kdfLimit;
+  const option = limit && LIMIT_OPTIONS[limit.option];
+  if (!option) return message;
+  const hint = `(${option} ${limit.asked} tries it)`;
+  const api = `(raise options.${limit.option} to try it)`;
+  return message.includes(api) ? message.replace(api, hint) : `${message} ${hint}`;
 }
 
 const FILE_ERRORS: Record<string, string> = {

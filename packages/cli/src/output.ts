@@ -3,17 +3,18 @@
 // OUT is a new file, `-` (standard output), or with --force an existing file, device or FIFO. The payload
 // streams through a ring of preallocated chunk buffers (./pump.ts: while a thread of its own writes one
 // chunk, the next is decrypted and the one after it read) into a temporary file next to OUT that is
-// renamed to OUT only when every byte is written; on any failure (and on SIGINT/SIGTERM) the temporary
+// renamed to OUT only when every byte is written; on any failure (and on a signal, ./signals.ts) the temporary
 // file is removed, so no partial OUT is ever left. Devices and FIFOs (e.g. /dev/null) are written in place.
 // With `threads` (`--threads N`, N > 1), N threads decrypt the chunks (./decrypt-threads.ts) and this
 // thread only keeps them in order: the same output, byte for byte, by the same rules.
 import { randomBytes } from 'node:crypto';
-import { rmSync, type Stats } from 'node:fs';
-import { type FileHandle, lstat, open, rename, stat, unlink } from 'node:fs/promises';
+import { closeSync, constants, openSync, renameSync, rmSync, type Stats } from 'node:fs';
+import { type FileHandle, lstat, open, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { type DiskVolume, type Opened, sizeText } from '@x/disk-format';
 import { type CliIo, fmtRate, isClosedPipe, UsageError } from './io.js';
 import type { DecryptThreads } from './decrypt-threads.js';
+import { markCommitted, willCreate } from './temporaries.js';
 import {
   CHUNK_BYTES,
   type ChunkSink,
@@ -170,7 +171,9 @@ export async function checkOut(
 /**
  * Writes OUT through a temporary file next to it (mode 0600): `write(fh)` fills it; once it returns, the
  * file is renamed to OUT (refused, without --force, if OUT appeared meanwhile: `verb` says while doing
- * what). On any failure, and on SIGINT/SIGTERM, the temporary file is removed: no partial OUT is ever left.
+ * what). On any failure the temporary file is removed, and on a signal too (./signals.ts): its name is on
+ * the list of ./temporaries.ts before it is created (synchronously, so that no signal is handled in
+ * between) until it is renamed (synchronously too). No partial OUT, no temporary file is ever left.
  */
 export async function intoNewFile<T>(
   out: string,
@@ -180,31 +183,31 @@ export async function intoNewFile<T>(
   write: (fh: FileHandle) => Promise<T>,
 ): Promise<T> {
   const tmp = join(dirname(out), `.${basename(out)}.${command}-${process.pid}-${randomBytes(4).toString('hex')}.part`);
-  const fh = await open(tmp, 'wx', 0o600);
-  const onSignal = (sig: NodeJS.Signals) => {
-    try {
-      rmSync(tmp, { force: true }); // synchronous: a signal handler cannot wait
-    } catch {
-      /* already gone */
-    }
-    process.exit(sig === 'SIGINT' ? 130 : 143);
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const listed = willCreate(tmp);
   try {
+    closeSync(openSync(tmp, 'wx', 0o600));
+  } catch (e) {
+    listed.forget(); // not ours: never remove it
+    throw e;
+  }
+  let fh: FileHandle | undefined;
+  try {
+    // created above, opened again here without following a link someone could have put in its place
+    fh = await open(tmp, constants.O_RDWR | constants.O_NOFOLLOW);
     const result = await write(fh);
     await fh.close();
+    fh = undefined;
     if (!force && (await exists(out)))
       throw new UsageError(`${out} appeared while ${verb}; pass --force to overwrite it`);
-    await rename(tmp, out);
+    renameSync(tmp, out);
+    listed.forget();
+    markCommitted();
     return result;
   } catch (e) {
-    await fh.close().catch(() => {});
-    await unlink(tmp).catch(() => {});
+    await fh?.close().catch(() => {});
+    rmSync(tmp, { force: true });
+    listed.forget();
     throw e;
-  } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
   }
 }
 

@@ -39,7 +39,7 @@ function createdSummary(h: LuksHeader): string {
 
 /**
  * `encrypt`: PLAIN into a new LUKS2 image OUT, through a temporary file next to OUT (mode 0600) that is
- * renamed to OUT once complete and removed on any failure, SIGINT or SIGTERM: no partial OUT is ever left.
+ * renamed to OUT once complete and removed on any failure or signal (./signals.ts): no partial OUT is ever left.
  * OUT must be a new file, or with --force an existing regular file; never PLAIN itself (device and inode).
  */
 async function encrypt(

@@ -7,7 +7,7 @@ import { openFileSource } from '@x/byte-source/file';
 import { addKey, type KdfOptions, type LuksHeader, readHeader, removeKey } from '@x/luks';
 import { type CliIo, fileError, UsageError } from './io.js';
 import type { OptionValues } from './options.js';
-import { readSecret } from './secrets.js';
+import { readSecret, VOLUME_KEY_MAX } from './secrets.js';
 
 /** A whole number from the command line, or a UsageError naming the option. */
 export function wholeNumber(v: string | undefined, option: string): number | undefined {
@@ -23,9 +23,9 @@ export function passphraseFile(values: OptionValues): string | undefined {
   return kf ?? pf;
 }
 
-/** Reads a secret file (`-`: stdin), a missing one in one line. */
+/** Reads a secret file (`-`: stdin), a missing one in one line; bounded as ./secrets.ts says. */
 export const readSecretFile = (io: CliIo, file: string, what: string): Promise<Uint8Array> =>
-  readSecret(io, file, what).catch((e: unknown) => {
+  readSecret(io, file, what, what === 'volume key' ? VOLUME_KEY_MAX : undefined).catch((e: unknown) => {
     throw fileError(e, file);
   });
 

@@ -2,7 +2,9 @@
 // The `x-luks` executable: see ./x-luks-main.ts.
 import { endOnClosedPipe } from './io.js';
 import { main } from './x-luks-main.js';
+import { stopOnSignals } from './signals.js';
 
+stopOnSignals(); // first: before anything can make a temporary file
 endOnClosedPipe(process.stdout);
 
 // no top-level await: the command is bundled as CommonJS (scripts/bundle.mjs)

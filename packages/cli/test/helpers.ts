@@ -83,6 +83,7 @@ export async function run(command: Command, args: string[], opts: RunOptions = {
     child.on('error', reject);
     child.on('close', (code, signal) => resolve({ code, signal, stdout: Buffer.concat(out), stderr: err }));
     if (opts.onSpawn && child.pid !== undefined) opts.onSpawn(child.pid);
+    child.stdin.on('error', () => {}); // a child stopped at once (signal tests) closes its stdin first
     child.stdin.end(opts.stdin ?? '');
   });
 }

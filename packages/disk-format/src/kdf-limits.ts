@@ -113,14 +113,39 @@ export function iterationsProblem(what: string, iterations: number, limits: KdfL
   if (iterations > U32_MAX)
     return `${what}.iterations ${iterations} is above 2^32 − 1 (cryptsetup counts PBKDF2 iterations in 32 bits)`;
   if (iterations > limits.maxIterations)
-    return `${what}.iterations ${iterations} is above maxIterations, ${limits.maxIterations} (raise options.maxIterations to try it)`;
+    return `${what}.iterations ${iterations} is above maxIterations, ${limits.maxIterations} ${raiseHint('maxIterations')}`;
   return undefined;
 }
 
-/** A candidate (keyslot, user, protector) that is not tried, and why; `runtime`: a limit of this runtime, not of the header or the bounds. */
+/**
+ * Which bound of {@link KdfLimitOptions} a header's derivation is above: the option that raises it, the
+ * bound, and what the header asks. The error {@link kdfProblemError} makes carries it as `kdfLimit`, so that
+ * a caller tells the user how to raise it in its own terms (the commands: `--max-iterations N`) instead of
+ * rewriting the message, which names the API's option.
+ */
+export interface KdfLimitExceeded {
+  readonly option: keyof KdfLimitOptions;
+  readonly limit: number;
+  readonly asked: number;
+}
+
+/** What the message of a bound says after the fact: `(raise options.maxIterations to try it)`. */
+export const raiseHint = (option: keyof KdfLimitOptions): string => `(raise options.${option} to try it)`;
+
+/**
+ * A candidate (keyslot, user, protector) that is not tried, and why; `runtime`: a limit of this runtime, not
+ * of the header or the bounds; `limit`: the bound it is above, if that is why.
+ */
 export interface KdfProblem {
   readonly message: string;
   readonly runtime: boolean;
+  readonly limit?: KdfLimitExceeded;
+}
+
+/** The bound a message of {@link iterationsProblem} or {@link argon2Problem} says was passed, or undefined. */
+function limitIn(message: string): KdfLimitExceeded | undefined {
+  const m = / (\d+)(?: KiB)? is above (maxIterations|maxTimeCost|maxMemory), (\d+)/.exec(message);
+  return m ? { option: m[2] as keyof KdfLimitOptions, limit: Number(m[3]), asked: Number(m[1]) } : undefined;
 }
 
 /** The cost of an Argon2 derivation, as a LUKS2 keyslot stores it (`memory` in KiB). */
@@ -147,19 +172,29 @@ export function argon2Problem(
   limits: KdfLimits,
   runtimeMax: { readonly backend: string; readonly maxMemory: number },
 ): KdfProblem | undefined {
-  const cost = (why: string): KdfProblem => ({ message: `${what}: argon2 cost out of range: ${why}`, runtime: false });
+  const cost = (why: string, limit?: KdfLimitExceeded): KdfProblem => ({
+    message: `${what}: argon2 cost out of range: ${why}`,
+    runtime: false,
+    ...(limit && { limit }),
+  });
   if (p.time < 1 || p.time > U32_MAX) return cost(`time ${p.time} is not within 1 … 2^32 − 1`);
   if (p.time > limits.maxTimeCost)
-    return cost(`time ${p.time} is above maxTimeCost, ${limits.maxTimeCost} (raise options.maxTimeCost to try it)`);
+    return cost(`time ${p.time} is above maxTimeCost, ${limits.maxTimeCost} ${raiseHint('maxTimeCost')}`, {
+      option: 'maxTimeCost',
+      limit: limits.maxTimeCost,
+      asked: p.time,
+    });
   // cryptsetup makes 1 … 4 lanes; 16 leaves room for other tools without letting a header ask for millions
   if (p.cpus < 1 || p.cpus > 16) return cost(`cpus ${p.cpus} is not within 1 … 16`);
   if (p.memory < 8 * p.cpus) return cost(`memory ${p.memory} KiB is below 8 KiB per lane (RFC 9106 §3.1)`);
   if (p.memory > MAX_ARGON2_MEMORY)
     return cost(`memory ${p.memory} KiB is above ${MAX_ARGON2_MEMORY} KiB (4 GiB), cryptsetup's maximum`);
   if (p.memory > limits.maxMemory)
-    return cost(
-      `memory ${p.memory} KiB is above maxMemory, ${limits.maxMemory} KiB (raise options.maxMemory to try it)`,
-    );
+    return cost(`memory ${p.memory} KiB is above maxMemory, ${limits.maxMemory} KiB ${raiseHint('maxMemory')}`, {
+      option: 'maxMemory',
+      limit: limits.maxMemory,
+      asked: p.memory,
+    });
   if (p.memory > runtimeMax.maxMemory)
     return {
       message: `${owner}: Argon2 memory of ${p.memory} KiB cannot be allocated in this runtime (its Argon2, ${runtimeMax.backend}, holds at most ${runtimeMax.maxMemory} KiB; Node ≥ 24.7 has a native Argon2 that can)`,
@@ -170,11 +205,27 @@ export function argon2Problem(
 
 /**
  * The error for a candidate that is not tried, with the message prefixed `prefix`: the format's base class
- * for a limit of the runtime (nothing the header or the caller can change), else its HeaderError.
+ * for a limit of the runtime (nothing the header or the caller can change), else its HeaderError. When the
+ * problem is a bound of {@link KdfLimitOptions} (given as `problem.limit`, or said by the message of
+ * {@link iterationsProblem}, which the formats wrap), the error has it as `kdfLimit`.
+ *
+ * @example
+ * ```ts
+ * const e = kdfProblemError({ message: iterationsProblem('user 0', 2 ** 32 - 1, limits)!, runtime: false }, '@x/filevault2', errors);
+ * e.kdfLimit; // { option: 'maxIterations', limit: 67108864, asked: 4294967295 }
+ * ```
  */
-export function kdfProblemError(problem: KdfProblem, prefix: string, errors: FormatErrors): DiskError {
+export function kdfProblemError(
+  problem: KdfProblem,
+  prefix: string,
+  errors: FormatErrors,
+): DiskError & { readonly kdfLimit?: KdfLimitExceeded } {
   const message = `${prefix}: ${problem.message}`;
-  return problem.runtime ? new errors.FormatError(message) : new errors.HeaderError(message);
+  const error = problem.runtime ? new errors.FormatError(message) : new errors.HeaderError(message);
+  const kdfLimit = problem.runtime ? undefined : (problem.limit ?? limitIn(problem.message));
+  // not enumerable: the error still equals one made with the same message (tests compare errors so)
+  if (kdfLimit) Object.defineProperty(error, 'kdfLimit', { value: kdfLimit, enumerable: false });
+  return error;
 }
 
 /**

@@ -70,10 +70,16 @@ describe('the checks', () => {
     expect(p(4, 64, 1)).toBeUndefined();
     const cost = (why: string) => ({ message: `k.kdf: argon2 cost out of range: ${why}`, runtime: false });
     expect(p(0, 64, 1)).toEqual(cost('time 0 is not within 1 … 2^32 − 1'));
-    expect(p(5, 64, 1)).toEqual(cost('time 5 is above maxTimeCost, 4 (raise options.maxTimeCost to try it)'));
+    expect(p(5, 64, 1)).toEqual({
+      ...cost('time 5 is above maxTimeCost, 4 (raise options.maxTimeCost to try it)'),
+      limit: { option: 'maxTimeCost', limit: 4, asked: 5 },
+    });
     expect(p(4, 64, 17)).toEqual(cost('cpus 17 is not within 1 … 16'));
     expect(p(4, 15, 2)).toEqual(cost('memory 15 KiB is below 8 KiB per lane (RFC 9106 §3.1)'));
-    expect(p(4, 65, 1)).toEqual(cost('memory 65 KiB is above maxMemory, 64 KiB (raise options.maxMemory to try it)'));
+    expect(p(4, 65, 1)).toEqual({
+      ...cost('memory 65 KiB is above maxMemory, 64 KiB (raise options.maxMemory to try it)'),
+      limit: { option: 'maxMemory', limit: 64, asked: 65 },
+    });
     const big = { ...limits, maxMemory: 2 ** 32 };
     expect(argon2Problem('k.kdf', 'k', { time: 4, memory: MAX_ARGON2_MEMORY + 1, cpus: 1 }, big, runtime)).toEqual(
       cost("memory 4194305 KiB is above 4194304 KiB (4 GiB), cryptsetup's maximum"),
@@ -149,5 +155,45 @@ describe('secretBytes', () => {
     expect(() => secretBytes(42, 'new passphrase', '@x/t')).toThrow(
       new TypeError('@x/t: new passphrase must be a string or a Uint8Array'),
     );
+  });
+});
+
+describe('the bound an error is above, as a field (issue 25: a command names its own option)', () => {
+  const errors = formatErrors('demo', 'DemoError');
+  const limits = kdfLimits({ maxIterations: 1000, maxTimeCost: 4, maxMemory: 64 }, '@x/t');
+  const runtime = { backend: 'hash-wasm', maxMemory: 2 ** 22 };
+
+  it('an iterations problem (a message, as the formats wrap it) gives kdfLimit', () => {
+    const message = iterationsProblem('crypto user 0.pbkdf2', 2 ** 32 - 1, { ...limits, maxIterations: 2 ** 26 })!;
+    const e = kdfProblemError({ message, runtime: false }, '@x/demo', errors);
+    expect(e).toBeInstanceOf(errors.HeaderError);
+    expect(e.message).toBe(
+      '@x/demo: crypto user 0.pbkdf2.iterations 4294967295 is above maxIterations, 67108864 (raise options.maxIterations to try it)',
+    );
+    expect(e.kdfLimit).toEqual({ option: 'maxIterations', limit: 2 ** 26, asked: 2 ** 32 - 1 });
+  });
+
+  it('Argon2 time and memory give theirs; a rule, or a limit of the runtime, gives none', () => {
+    const time = argon2Problem('k.kdf', 'k', { time: 9, memory: 64, cpus: 1 }, limits, runtime)!;
+    expect(kdfProblemError(time, '@x/demo', errors).kdfLimit).toEqual({ option: 'maxTimeCost', limit: 4, asked: 9 });
+    const memory = argon2Problem('k.kdf', 'k', { time: 1, memory: 100, cpus: 1 }, limits, runtime)!;
+    expect(triableError(memory)).toEqual({ option: 'maxMemory', limit: 64, asked: 100 });
+    expect(
+      kdfProblemError({ message: 'slot 1 too costly', runtime: false }, '@x/demo', errors).kdfLimit,
+    ).toBeUndefined();
+    const tooBig = argon2Problem('k.kdf', 'k', { time: 1, memory: 64, cpus: 1 }, limits, {
+      ...runtime,
+      maxMemory: 32,
+    })!;
+    expect(kdfProblemError(tooBig, '@x/demo', errors).kdfLimit).toBeUndefined();
+
+    function triableError(p: ReturnType<typeof argon2Problem>) {
+      try {
+        triable([p], (x) => x, false, '@x/demo', errors);
+      } catch (e) {
+        return (e as { kdfLimit?: unknown }).kdfLimit;
+      }
+      return 'not thrown';
+    }
   });
 });
