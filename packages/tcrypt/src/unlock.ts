@@ -1,7 +1,10 @@
 // Finding the derivation and mode that decrypt a header. The derivations run side by side: WebCrypto's
-// (PBKDF2 with SHA-1/256/512) all at once, on Node's thread pool or the browser's crypto threads, while the
-// others (RIPEMD-160, Whirlpool, BLAKE2s, Streebog, Argon2id) run one after another on this thread, the
-// cheap TrueCrypt counts first, each giving the event loop a turn every few thousand iterations. The first
+// (PBKDF2 with SHA-1/256/512) as many at once as leave a core free (cores − 1, at least 1), on Node's thread
+// pool or the browser's crypto threads, SHA-512 (VeraCrypt's default) first, while the
+// others (RIPEMD-160, Whirlpool, BLAKE2s, Argon2id) run one after another on this thread: the cheap
+// TrueCrypt counts at once, the costly VeraCrypt ones once WebCrypto's are done (so that the most common
+// volumes, SHA-512, do not share the cores with them), each giving the event loop a turn every few
+// thousand iterations. The first
 // key under which a mode of the table decrypts the header ends the search: the derivations not yet
 // started never start, the running PBKDF2 loops stop at their next turn, and keys that arrive after it are
 // wiped unused (a WebCrypto derivation cannot be cancelled once started).
@@ -32,6 +35,32 @@ export interface UnlockContext {
 /** Order of the derivations run on this thread after the cheap ones: the faster first. */
 const RANK: readonly TcryptPrf[] = ['ripemd160', 'whirlpool', 'blake2s-256', 'argon2id', 'stribog512'];
 const rank = (c: KdfCandidate) => (c.iterations <= 2000 && c.prf !== 'argon2id' ? -1 : RANK.indexOf(c.prf));
+
+const nativeRank = (c: KdfCandidate) => (c.iterations <= 2000 ? 0 : c.prf === 'sha512' ? 1 : 2);
+
+/** The cores of this machine (navigator.hardwareConcurrency, else node:os), 2 if neither tells. */
+function cores(): number {
+  const nav = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency;
+  if (typeof nav === 'number' && nav > 0) return nav;
+  const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+  try {
+    const os = proc?.getBuiltinModule?.('node:os') as { availableParallelism?: () => number } | undefined;
+    const n = os?.availableParallelism?.();
+    if (typeof n === 'number' && n > 0) return n;
+  } catch {
+    // no node:os: the default
+  }
+  return 2;
+}
+
+/** Runs `run` over `items`, at most `width` at a time, in order. */
+async function pool<T>(items: readonly T[], width: number, run: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) await run(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(width, items.length) }, lane));
+}
 
 /** The mode under which `key` decrypts `enc`, and the bytes, or undefined. */
 function tryModes(
@@ -94,11 +123,15 @@ export async function decryptHeader(
     settle = resolve;
   });
   const watch = (p: Promise<void>) => p.then(() => (found ? settle() : undefined));
-  const all = Promise.all(natives.map((c) => watch(attempt(c))));
+  // as many at once as leaves a core to this thread; the cheap counts first, then SHA-512 (VeraCrypt's default)
+  natives.sort((a, b) => nativeRank(a) - nativeRank(b));
+  const all = pool(natives, Math.max(1, cores() - 1), (c) => watch(attempt(c)));
   const natural = (async () => {
     for (const c of others) {
-      await watch(attempt(c));
+      // the costly ones wait for WebCrypto's: on a 2-core machine a third busy thread would slow them all
+      if (rank(c) >= 0) await all;
       if (stop()) break;
+      await watch(attempt(c));
     }
     await all;
   })();
