@@ -2,7 +2,8 @@
  * `@x/tcrypt`: open TrueCrypt and VeraCrypt volumes in Node or a browser. The image comes as bytes, a
  * Blob/File or any `ByteSource` (`@x/tcrypt/file` adds files in Node); the header key is derived from the
  * passphrase, the keyfiles and the PIM under every PRF TrueCrypt and VeraCrypt use (PBKDF2 with SHA-512,
- * SHA-256, SHA-1 on WebCrypto; RIPEMD-160, Whirlpool and BLAKE2s-256 on hash-wasm; Argon2id), the header is
+ * SHA-256, SHA-1 on WebCrypto; RIPEMD-160, Whirlpool and BLAKE2s-256 on hash-wasm; Streebog-512 of its own;
+ * Argon2id), the header is
  * decrypted and checked, and the XTS-AES volume (the outer one, the hidden one, or system encryption's) is
  * decrypted through `@x/dm-crypt` on this project's AES kernels.
  *
@@ -26,4 +27,5 @@ export { KEYFILE_BYTES, tcryptPassword, TRUECRYPT_MAX_PASSPHRASE, VERACRYPT_MAX_
 export { describeTcrypt, tcryptToJson } from './describe.js';
 export { openTcrypt, type TcryptOpenOptions, type TcryptVolume, unlockTcrypt, volumeArea } from './volume.js';
 export { crc32 } from './crc32.js';
+export { newStreebog512 } from './streebog.js';
 export { blobSource, bytesSource, toSource, type ByteSource, type ImageInput } from '@x/byte-source';

@@ -2,7 +2,7 @@
 // lib/tcrypt/tcrypt.c, tcrypt_kdf[]), with their iteration counts, VeraCrypt's PIM formulas and the system
 // (boot) counts; and how each runs here: PBKDF2 with SHA-1/256/512 on WebCrypto (@x/kdf; native code on
 // Node's thread pool and in browsers, @noble/hashes where WebCrypto cannot), RIPEMD-160, Whirlpool and
-// BLAKE2s-256 on hash-wasm's hashers (Streebog-512 is not written yet: its derivations are left out), Argon2id on
+// BLAKE2s-256 on hash-wasm's hashers, Streebog-512 on this package's own (GOST R 34.11-2012), Argon2id on
 // @x/kdf (the runtime's native Argon2, else hash-wasm).
 import { sha1 } from '@noble/hashes/legacy.js';
 import { sha256, sha512 } from '@noble/hashes/sha2.js';
@@ -107,9 +107,6 @@ const TABLE: readonly Row[] = [
   { prf: 'stribog512', iterations: 500_000, veracrypt: true },
 ];
 
-/** Why a Streebog-512 volume does not open: its hash is not written yet. */
-export const STREEBOG_MISSING = 'PBKDF2 with Streebog-512 (stribog512) is not supported yet';
-
 /** VeraCrypt's Argon2id default: the cost of PIM 12. */
 const ARGON2_DEFAULT_PIM = 12;
 
@@ -144,7 +141,6 @@ export function kdfCandidates(s: KdfSelection): KdfCandidate[] {
   const out: KdfCandidate[] = [];
   for (const r of TABLE) {
     if (s.prf !== undefined && r.prf !== s.prf) continue;
-    if (r.prf === 'stribog512') continue; // not implemented yet (STREEBOG_MISSING): never tried
     if (r.boot && !s.system) continue;
     if (r.veracrypt && s.veracrypt === false) continue;
     const base = { prf: r.prf, veracrypt: r.veracrypt, boot: r.boot === true, legacy: r.legacy === true };
@@ -181,6 +177,7 @@ type HashWasm = typeof import('hash-wasm');
 let hashWasm: Promise<HashWasm> | undefined;
 
 async function hasher(prf: TcryptPrf): Promise<Hasher> {
+  if (prf === 'stribog512') return (await import('./streebog.js')).newStreebog512();
   hashWasm ??= import('hash-wasm');
   const hw = await hashWasm;
   if (prf === 'ripemd160') return hw.createRIPEMD160();

@@ -1,5 +1,5 @@
 // PBKDF2 (RFC 8018 §5.2) over a hash-wasm hasher, for the PRFs WebCrypto lacks (RIPEMD-160, Whirlpool,
-// BLAKE2s-256).  HMAC's two keyed first blocks (K ⊕ ipad, K ⊕ opad) are hashed once
+// BLAKE2s-256) and for this package's Streebog-512.  HMAC's two keyed first blocks (K ⊕ ipad, K ⊕ opad) are hashed once
 // and their states saved, so an iteration costs two compressions, not four (hash-wasm's own pbkdf2 hashes
 // them again each time). The loop gives the event loop a turn every few thousand iterations, so that the
 // other derivations (WebCrypto's, on Node's thread pool) can finish and a cancellation is seen.

@@ -27,7 +27,7 @@ import {
 import { argon2Runtime } from '@x/kdf';
 import { errors, HeaderError, TcryptError, WrongPassphraseError, WrongVolumeKeyError } from './errors.js';
 import { HEADER_BYTES, HEADER_OFFSETS, type HeaderLocation, readHeaderFields, type TcryptHeader } from './header.js';
-import { candidateName, type KdfCandidate, kdfCandidates, prfOf, STREEBOG_MISSING, type TcryptPrf } from './kdf.js';
+import { candidateName, type KdfCandidate, kdfCandidates, prfOf, type TcryptPrf } from './kdf.js';
 import { tcryptPassword } from './keyfiles.js';
 import { MODES, OTHER_CIPHERS } from './modes.js';
 import { decryptHeader } from './unlock.js';
@@ -60,7 +60,7 @@ export interface TcryptOpenOptions extends KdfLimitOptions {
   system?: boolean;
   /** Use the backup header at the end of the image (of the hidden volume with `hidden`). */
   backup?: boolean;
-  /** The PRF to try alone (`sha512`, `sha256`, `sha1`, `ripemd160`, `whirlpool`, `blake2s-256`, `argon2id`). */
+  /** The PRF to try alone (`sha512`, `sha256`, `sha1`, `ripemd160`, `whirlpool`, `blake2s-256`, `stribog512`, `argon2id`). */
   prf?: string;
   /** VeraCrypt headers and counts too (default true; false is cryptsetup's `--disable-veracrypt`). */
   veracrypt?: boolean;
@@ -205,7 +205,6 @@ export async function unlockTcrypt(
   const keyfiles = options.keyfiles ?? [];
   if (!Array.isArray(keyfiles)) throw new TypeError('@x/tcrypt: options.keyfiles must be an array');
   const prf = options.prf === undefined ? undefined : prfOf(options.prf);
-  if (prf === 'stribog512') throw new TcryptError(`@x/tcrypt: ${STREEBOG_MISSING}`);
   const veracrypt = options.veracrypt !== false;
   const limits = kdfLimits(options, PREFIX);
   const locations = headerLocations(options);
@@ -243,7 +242,7 @@ export async function unlockTcrypt(
     }
     const tried = `${ok.map(candidateName).join(', ')}; ${MODES.map((m) => `aes-${m.mode}`).join(', ')}`;
     throw new WrongPassphraseError(
-      `@x/tcrypt: no ${fitting.join(' or ')} header decrypts: either the passphrase, keyfiles or PIM are wrong, or the volume uses a cipher this package does not open (${OTHER_CIPHERS})${prf === undefined && !pim ? `; ${STREEBOG_MISSING}` : ''} (tried ${tried}${notTried(skipped)})`,
+      `@x/tcrypt: no ${fitting.join(' or ')} header decrypts: either the passphrase, keyfiles or PIM are wrong, or the volume uses a cipher this package does not open (${OTHER_CIPHERS}) (tried ${tried}${notTried(skipped)})`,
     );
   } finally {
     pass.fill(0);

@@ -62,6 +62,7 @@ describe('without a PRF hint', () => {
       'argon2id:6',
       'blake2s-256:500000',
       'ripemd160:655331',
+      'stribog512:500000',
     ]);
     expect(names({ system: true, prf: 'sha256' })).toEqual(['sha256:500000', 'sha256:200000']);
     expect(names({ pim: 10, system: true, prf: 'ripemd160' })).toEqual(['ripemd160:25000', 'ripemd160:20480']);
