@@ -21,14 +21,16 @@ import { bitlockerFormat } from '@x/bitlocker/format';
 import type { DiskFormat } from '@x/disk-format';
 import { fileVault2Format } from '@x/filevault2/format';
 import { luksFormat } from '@x/luks/format';
+import { tcryptFormat } from '@x/tcrypt/format';
 
 /**
  * Every format, in the order detection tries them: LUKS and BitLocker by their magic bytes, FileVault 2
- * (a checksum over its volume header) last.
+ * (a checksum over its volume header); then TrueCrypt/VeraCrypt, which has no `detect` (its header cannot
+ * be told from random bytes): detection passes it over, and it is chosen by its type (`--type tcrypt`).
  *
  * @example
  * ```ts
- * FORMATS.map((f) => f.type); // ['luks', 'bitlk', 'fvault2']
+ * FORMATS.map((f) => f.type); // ['luks', 'bitlk', 'fvault2', 'tcrypt']
  * ```
  */
-export const FORMATS: readonly DiskFormat[] = [luksFormat, bitlockerFormat, fileVault2Format];
+export const FORMATS: readonly DiskFormat[] = [luksFormat, bitlockerFormat, fileVault2Format, tcryptFormat];

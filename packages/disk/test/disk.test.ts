@@ -15,13 +15,14 @@ const luksFixture = (name: string) =>
   join(dirname(createRequire(import.meta.url).resolve('@x/luks/package.json')), 'test', 'fixtures', name);
 
 describe('FORMATS', () => {
-  it('lists LUKS, BitLocker and FileVault 2, in the order detection tries them', () => {
+  it('lists LUKS, BitLocker and FileVault 2, in the order detection tries them, then TrueCrypt/VeraCrypt (never detected)', () => {
     expect(FORMATS.map((f) => [f.type, f.name])).toEqual([
       ['luks', 'LUKS'],
       ['bitlk', 'BitLocker'],
       ['fvault2', 'FileVault 2'],
+      ['tcrypt', 'TrueCrypt/VeraCrypt'],
     ]);
-    for (const f of FORMATS) expect(f.detect).toBeTypeOf('function');
+    for (const f of FORMATS) expect(f.detect).toBeTypeOf(f.type === 'tcrypt' ? 'undefined' : 'function');
   });
 
   it('detects the LUKS sample and reads its header', async () => {
@@ -61,14 +62,20 @@ describe('FORMATS', () => {
     const inputs = [...loaded].flatMap((o) => Object.keys(outputs[o].inputs)).sort();
     const allowed = [
       /^src\/index\.ts$/,
-      /\/(luks|bitlocker|filevault2)\/src\/format\.ts$/,
+      /\/(luks|bitlocker|filevault2|tcrypt)\/src\/format\.ts$/,
       /\/filevault2\/src\/(detect|crc32c)\.ts$/,
       /\/(disk-format|byte-source)\/src\//,
     ];
     expect(inputs.filter((f) => !allowed.some((a) => a.test(f)))).toEqual([]);
     // and the code left out is there, split off: each format's header reading and its volume
     const all = Object.values(outputs).flatMap((o) => Object.keys(o.inputs));
-    for (const f of ['luks/src/luks2.ts', 'bitlocker/src/metadata.ts', 'filevault2/src/volume.ts', 'ccm/src/'])
+    for (const f of [
+      'luks/src/luks2.ts',
+      'bitlocker/src/metadata.ts',
+      'filevault2/src/volume.ts',
+      'tcrypt/src/volume.ts',
+      'ccm/src/',
+    ])
       expect(
         all.some((i) => i.includes(f)),
         f,

@@ -1,0 +1,365 @@
+// Opening a TrueCrypt or VeraCrypt volume: the header chosen by the options (primary, hidden, backup,
+// system), decrypted by the first derivation and AES mode that shows its magic and key CRC (unlock.ts),
+// its fields checked against the image, and the encrypted area read through @x/dm-crypt.
+//
+// Where the volume is (cryptsetup TCRYPT_get_data_offset, TCRYPT_get_iv_offset and TCRYPT_activate, for
+// XTS): the master key scope offset of the header, `volumeSize` bytes (a hidden volume: its header's
+// `hiddenVolumeSize`); a hidden volume of header version 3 (TrueCrypt 5) ends 1536 bytes before the end of
+// the image instead. The XTS tweak of a 512-byte data unit is its sector number from the start of the
+// image (the drive, for system encryption), whatever the header's sector size.
+import { type ByteSource, type ImageInput, toSource } from '@x/byte-source';
+import { kernels } from '@x/cbc';
+import { newSectorCipher } from '@x/dm-crypt';
+import {
+  type FormatVolume,
+  iterationsProblem,
+  type KdfLimitOptions,
+  type KdfLimits,
+  type KdfProblem,
+  argon2Problem,
+  kdfLimits,
+  notTried,
+  SectorVolume,
+  secretBytes,
+  triable,
+  type VolumeLayout,
+} from '@x/disk-format';
+import { argon2Runtime } from '@x/kdf';
+import { errors, HeaderError, TcryptError, WrongPassphraseError, WrongVolumeKeyError } from './errors.js';
+import { HEADER_BYTES, HEADER_OFFSETS, type HeaderLocation, readHeaderFields, type TcryptHeader } from './header.js';
+import { candidateName, type KdfCandidate, kdfCandidates, prfOf, type TcryptPrf } from './kdf.js';
+import { tcryptPassword } from './keyfiles.js';
+import { MODES, OTHER_CIPHERS } from './modes.js';
+import { decryptHeader } from './unlock.js';
+
+const PREFIX = '@x/tcrypt';
+/** XTS data unit: TrueCrypt and VeraCrypt encrypt 512-byte units whatever the drive's sector size. */
+const UNIT = 512;
+/** TrueCrypt 6+ and VeraCrypt containers: 128 KiB of headers at the start, 128 KiB of backup headers at the end. */
+const HEADER_AREA = 131_072;
+
+/**
+ * Options of {@link openTcrypt}: the secrets (passphrase, keyfiles, PIM) or the raw volume key, and which
+ * header to use.
+ *
+ * @example
+ * ```ts
+ * const options: TcryptOpenOptions = { passphrase: 'secret', keyfiles: [kf1, kf2], pim: 485, prf: 'sha512' };
+ * ```
+ */
+export interface TcryptOpenOptions extends KdfLimitOptions {
+  /** The password; a string is encoded as UTF-8. Empty (or absent) with keyfiles: the keyfiles alone. */
+  passphrase?: string | Uint8Array;
+  /** Keyfiles, in order (their first 1 MiB counts): bytes, a Blob/File or a ByteSource (`@x/tcrypt/file`). */
+  keyfiles?: readonly ImageInput[];
+  /** VeraCrypt's PIM (1 … 2,147,468); only VeraCrypt's derivations are then tried. */
+  pim?: number;
+  /** Open the hidden volume (its header, with the hidden volume's password). */
+  hidden?: boolean;
+  /** System (boot) encryption: the header in sector 62 of the drive image. */
+  system?: boolean;
+  /** Use the backup header at the end of the image (of the hidden volume with `hidden`). */
+  backup?: boolean;
+  /** The PRF to try alone (`sha512`, `sha256`, `sha1`, `ripemd160`, `whirlpool`, `blake2s-256`, `stribog512`, `argon2id`). */
+  prf?: string;
+  /** VeraCrypt headers and counts too (default true; false is cryptsetup's `--disable-veracrypt`). */
+  veracrypt?: boolean;
+  /** The raw volume key (64 bytes, XTS-AES-256 key1 ‖ key2) instead of the secrets. */
+  volumeKey?: Uint8Array;
+  /** With `volumeKey`: where the encrypted area starts (default 131072) and its size (default: up to the backup headers). */
+  offset?: number;
+  size?: number;
+  /** Forces an AES kernel (see `@x/cbc`'s `kernels()`). */
+  kernel?: string;
+  /** Keep a copy of the volume key for `volume.share()`; `close()` wipes it if not taken. */
+  share?: boolean;
+  /** Cancels the unlock (the promise rejects with the signal's reason). */
+  signal?: AbortSignal;
+  /** Told each derivation as it starts (the page shows which PRF is being tried). */
+  onProgress?: (kdf: { readonly prf: TcryptPrf; readonly iterations: number; readonly memory: number }) => void;
+}
+
+/**
+ * An unlocked TrueCrypt or VeraCrypt volume; sectors count 512-byte units from the start of the volume.
+ *
+ * @example
+ * ```ts
+ * const v: TcryptVolume = await openTcrypt(image, { passphrase });
+ * const boot = new Uint8Array(512);
+ * await v.read(boot, 0);
+ * v.close();
+ * ```
+ */
+export interface TcryptVolume extends FormatVolume {
+  /** The header that opened it; undefined when opened with a raw volume key. */
+  readonly header: TcryptHeader | undefined;
+  readonly cipher: string;
+}
+
+class Volume extends SectorVolume implements TcryptVolume {
+  readonly uuid = '';
+  readonly cipher: string;
+  readonly keySize: number;
+  readonly payloadOffset: number;
+
+  constructor(
+    readonly header: TcryptHeader | undefined,
+    cipher: string,
+    keySize: number,
+    init: ConstructorParameters<typeof SectorVolume>[0],
+  ) {
+    super(init);
+    this.cipher = cipher;
+    this.keySize = keySize;
+    this.payloadOffset = init.layout.extents[0]?.from ?? 0;
+  }
+}
+
+function checkKernel(kernel: unknown): string | undefined {
+  if (kernel === undefined) return undefined;
+  if (typeof kernel !== 'string') throw new TypeError('@x/tcrypt: kernel must be a string');
+  const usable = kernels();
+  if (!usable.includes(kernel))
+    throw new RangeError(`@x/tcrypt: kernel "${kernel}" is not available here (${usable.join(', ')})`);
+  return kernel;
+}
+
+function checkFlag(options: TcryptOpenOptions, name: 'hidden' | 'system' | 'backup' | 'veracrypt' | 'share'): void {
+  const v = options[name];
+  if (v !== undefined && typeof v !== 'boolean') throw new TypeError(`@x/tcrypt: options.${name} must be a boolean`);
+}
+
+function checkPim(pim: unknown): number | undefined {
+  if (pim === undefined || pim === 0) return undefined;
+  if (typeof pim !== 'number') throw new TypeError('@x/tcrypt: options.pim must be a number');
+  if (!Number.isInteger(pim) || pim < 1 || pim > 2_147_468)
+    throw new RangeError(`@x/tcrypt: options.pim must be a whole number from 1 to 2147468 (VeraCrypt's), got ${pim}`);
+  return pim;
+}
+
+/** The headers to try, in order, for the options. */
+export function headerLocations(o: { hidden?: boolean; system?: boolean; backup?: boolean }): HeaderLocation[] {
+  if (o.system) {
+    if (o.hidden || o.backup)
+      throw new TypeError('@x/tcrypt: system encryption has one header (sector 62); hidden and backup do not apply');
+    return ['system'];
+  }
+  if (o.hidden) return o.backup ? ['hiddenBackup'] : ['hidden', 'hiddenOld'];
+  return o.backup ? ['backup'] : ['primary'];
+}
+
+const offsetIn = (loc: HeaderLocation, size: number) => {
+  const o = HEADER_OFFSETS[loc];
+  return o < 0 ? size + o : o;
+};
+
+/** Why a derivation is not run: its cost above the bounds (a PIM makes the counts the caller's). */
+function kdfProblem(c: KdfCandidate, limits: KdfLimits): KdfProblem | undefined {
+  const what = candidateName(c);
+  if (c.prf === 'argon2id')
+    return argon2Problem(
+      what,
+      what,
+      { time: c.iterations, memory: c.memory, cpus: c.parallelism },
+      limits,
+      argon2Runtime(),
+    );
+  const message = iterationsProblem(what, c.iterations, limits);
+  return message === undefined ? undefined : { message, runtime: false };
+}
+
+/** The encrypted area a checked header describes, checked against the image. */
+export function volumeArea(h: TcryptHeader, imageSize: number): { offset: number; size: number } {
+  const hidden = h.location === 'hidden' || h.location === 'hiddenOld' || h.location === 'hiddenBackup';
+  const size = hidden ? h.hiddenVolumeSize : h.volumeSize;
+  const offset = hidden && h.version === 3 ? imageSize - h.hiddenVolumeSize + HEADER_OFFSETS.hiddenOld : h.mkOffset;
+  const fail = (why: string) => new HeaderError(`@x/tcrypt: the ${h.location} header ${why}`);
+  if (size === 0) throw fail(`has a ${hidden ? 'hidden volume' : 'volume'} size of 0`);
+  if (offset < UNIT || offset % UNIT !== 0)
+    throw fail(`puts the encrypted area at ${offset}, which is not a sector after the first`);
+  if (offset + size > imageSize)
+    throw fail(
+      `puts the encrypted area (${size} bytes at ${offset}) past the end of the image (${imageSize} bytes): a truncated image`,
+    );
+  if (h.location !== 'system' && offset < h.headerOffset + HEADER_BYTES && offset + size > h.headerOffset)
+    throw fail(`puts the encrypted area (${size} bytes at ${offset}) over the header itself`);
+  return { offset, size };
+}
+
+/** The layout of the area: one run, XTS tweaks counted from the start of the image. */
+const areaLayout = (cipher: string, a: { offset: number; size: number }): VolumeLayout => ({
+  cipher,
+  sectorSize: UNIT,
+  ivOrigin: 0,
+  extents: [{ start: 0, end: a.size, kind: 'crypt', from: a.offset }],
+});
+
+/** The header read with the secrets, and the volume key from it (the caller wipes it). */
+export async function unlockTcrypt(
+  source: ByteSource,
+  options: TcryptOpenOptions,
+): Promise<{ header: TcryptHeader; volumeKey: Uint8Array; cipher: string }> {
+  const kernel = checkKernel(options.kernel);
+  for (const f of ['hidden', 'system', 'backup', 'veracrypt'] as const) checkFlag(options, f);
+  const pim = checkPim(options.pim);
+  const keyfiles = options.keyfiles ?? [];
+  if (!Array.isArray(keyfiles)) throw new TypeError('@x/tcrypt: options.keyfiles must be an array');
+  const prf = options.prf === undefined ? undefined : prfOf(options.prf);
+  const veracrypt = options.veracrypt !== false;
+  const limits = kdfLimits(options, PREFIX);
+  const locations = headerLocations(options);
+  const pass = secretBytes(options.passphrase ?? '', 'passphrase', PREFIX);
+  let password: Uint8Array | undefined;
+  try {
+    password = await tcryptPassword(pass, keyfiles, veracrypt);
+    const all = kdfCandidates({ prf, pim, system: options.system, veracrypt });
+    const { ok, skipped } = triable(all, (c) => kdfProblem(c, limits), prf !== undefined, PREFIX, errors);
+    const fitting = locations.filter((l) => {
+      const at = offsetIn(l, source.size);
+      return at >= 0 && at + HEADER_BYTES <= source.size;
+    });
+    if (fitting.length === 0)
+      throw new HeaderError(
+        `@x/tcrypt: the image (${source.size} bytes) is too short to hold the ${locations[0]} header`,
+      );
+    for (const location of fitting) {
+      const headerOffset = offsetIn(location, source.size);
+      const raw = new Uint8Array(HEADER_BYTES);
+      await source.read(headerOffset, raw);
+      const d = await decryptHeader(raw, password, ok, {
+        veracrypt,
+        kernel,
+        signal: options.signal,
+        onProgress: options.onProgress,
+      });
+      if (!d) continue;
+      try {
+        const header = readHeaderFields(d.dec, { location, headerOffset, kdf: d.kdf, mode: d.mode });
+        return { header, volumeKey: d.mode.volumeKey(d.dec.subarray(192, 448)), cipher: d.mode.cipher };
+      } finally {
+        d.dec.fill(0);
+      }
+    }
+    const tried = `${ok.map(candidateName).join(', ')}; ${MODES.map((m) => `aes-${m.mode}`).join(', ')}`;
+    throw new WrongPassphraseError(
+      `@x/tcrypt: no ${fitting.join(' or ')} header decrypts: either the passphrase, keyfiles or PIM are wrong, or the volume uses a cipher this package does not open (${OTHER_CIPHERS}) (tried ${tried}${notTried(skipped)})`,
+    );
+  } finally {
+    pass.fill(0);
+    password?.fill(0);
+  }
+}
+
+/** Whether a decrypted first sector (and the next ones) hold a file system: a boot sector (FAT, exFAT, NTFS) or an ext superblock. */
+function knownFileSystem(b: Uint8Array): boolean {
+  const boot = b[510] === 0x55 && b[511] === 0xaa && (b[0] === 0xeb || b[0] === 0xe9);
+  const ext = b.length >= 1082 && b[1080] === 0x53 && b[1081] === 0xef;
+  return boot || ext;
+}
+
+function rawArea(source: ByteSource, options: TcryptOpenOptions): { offset: number; size: number } {
+  if (options.hidden || options.system)
+    if (options.offset === undefined)
+      throw new TypeError('@x/tcrypt: a hidden or system volume opened with its volume key needs options.offset');
+  const offset = options.offset ?? HEADER_AREA;
+  const size = options.size ?? source.size - offset - HEADER_AREA;
+  for (const [name, v] of [
+    ['offset', offset],
+    ['size', size],
+  ] as const)
+    if (!Number.isSafeInteger(v) || v <= 0 || v % UNIT !== 0)
+      throw new RangeError(`@x/tcrypt: options.${name} must be a positive multiple of 512, got ${v}`);
+  if (offset + size > source.size)
+    throw new RangeError(`@x/tcrypt: the area (${size} bytes at ${offset}) ends past the image (${source.size} bytes)`);
+  return { offset, size };
+}
+
+/**
+ * Opens a TrueCrypt or VeraCrypt volume: reads the header the options choose (the primary one at 0, the
+ * hidden volume's at 64 KiB, the backups at the end, system encryption's in sector 62), derives the header
+ * key from the passphrase, keyfiles and PIM under every PRF TrueCrypt and VeraCrypt use (or the one
+ * `prf` names), decrypts the header with every AES mode of the table, checks every field against the
+ * image and returns the volume, whose `read` decrypts 512-byte sectors through `@x/dm-crypt`. With
+ * `volumeKey` the header is not read: the area is `offset`/`size` (a VeraCrypt or TrueCrypt 6+ container's
+ * by default) and must decrypt to a file system.
+ *
+ * @throws WrongPassphraseError when no header decrypts (a wrong secret, or a cipher other than AES);
+ *   WrongVolumeKeyError; HeaderError for a decrypted header that breaks the format or the image;
+ *   TypeError/RangeError for bad options.
+ * @example
+ * ```ts
+ * import { openTcrypt } from '@x/tcrypt';
+ * const v = await openTcrypt(blob, { passphrase: 'secret', keyfiles: [keyfile], hidden: true });
+ * const first = new Uint8Array(512);
+ * await v.read(first, 0);
+ * v.close();
+ * ```
+ */
+export async function openTcrypt(input: ImageInput, options: TcryptOpenOptions): Promise<TcryptVolume> {
+  const source = toSource(input);
+  if (options === null || typeof options !== 'object') throw new TypeError('@x/tcrypt: options must be an object');
+  const { volumeKey } = options;
+  if (volumeKey !== undefined && !(volumeKey instanceof Uint8Array))
+    throw new TypeError('@x/tcrypt: volumeKey must be a Uint8Array');
+  let header: TcryptHeader | undefined;
+  let key: Uint8Array;
+  let cipher = 'aes-xts-plain64';
+  let area: { offset: number; size: number };
+  if (volumeKey !== undefined) {
+    checkKernel(options.kernel);
+    area = rawArea(source, options);
+    if (volumeKey.length !== 64)
+      throw new WrongVolumeKeyError(`@x/tcrypt: an XTS-AES volume key is 64 bytes, got ${volumeKey.length}`);
+    key = Uint8Array.from(volumeKey);
+  } else {
+    const u = await unlockTcrypt(source, options);
+    header = u.header;
+    key = u.volumeKey;
+    cipher = u.cipher;
+    try {
+      area = volumeArea(header, source.size);
+    } catch (e) {
+      key.fill(0);
+      throw e;
+    }
+  }
+  let d = 0;
+  for (let i = 0; i < 32; i++) d |= key[i] ^ key[32 + i];
+  if (d === 0) {
+    key.fill(0);
+    const E = header ? HeaderError : WrongVolumeKeyError;
+    throw new E('@x/tcrypt: the volume key has two equal XTS halves');
+  }
+  let volume: Volume;
+  try {
+    volume = new Volume(header, cipher, key.length, {
+      source,
+      layout: areaLayout(cipher, area),
+      cipher: newSectorCipher(cipher, key, { sectorSize: UNIT, kernel: options.kernel }),
+      shareKey: options.share === true ? Uint8Array.from(key) : undefined,
+      prefix: PREFIX,
+      what: 'the volume',
+      error: TcryptError,
+    });
+  } finally {
+    key.fill(0);
+  }
+  if (volumeKey !== undefined) await probe(volume, area.size);
+  return volume;
+}
+
+async function probe(volume: Volume, size: number): Promise<void> {
+  const first = new Uint8Array(Math.min(4096, size));
+  try {
+    await volume.read(first, 0);
+    if (!knownFileSystem(first))
+      throw new WrongVolumeKeyError(
+        '@x/tcrypt: the volume key does not decrypt the area to a file system (no FAT, exFAT or NTFS boot sector, no ext superblock)',
+      );
+  } catch (e) {
+    volume.close();
+    throw e;
+  } finally {
+    first.fill(0);
+  }
+}
