@@ -13,7 +13,7 @@
  * @packageDocumentation
  */
 import type { ByteSource } from '@x/byte-source';
-import { type DiskFormat, type Opened, type OpenOptions, type Secret, sizeText } from '@x/disk-format';
+import { type DiskFormat, type Opened, type OpenOptions, type Secret, sizeText, limitsOf } from '@x/disk-format';
 import type { BitlockerSecret } from './volume.js';
 
 const ascii = (s: string) => Array.from(s, (c) => c.charCodeAt(0));
@@ -98,7 +98,12 @@ function bitlockerSecret(secret: Secret | undefined): BitlockerSecret {
 
 async function open(source: ByteSource, secret: BitlockerSecret, options: OpenOptions = {}): Promise<Opened> {
   const { openBitlocker } = await import('./volume.js');
-  const v = await openBitlocker(source, { ...secret, kernel: options.kernel, share: options.share });
+  const v = await openBitlocker(source, {
+    ...secret,
+    kernel: options.kernel,
+    share: options.share,
+    ...limitsOf(options),
+  });
   const summary = `BitLocker ${v.cipher}, ${v.sectorSize}-byte sectors, ${sizeText(v.payloadSize)}, ${v.protector}, kernel ${v.kernel}`;
   return { volume: v, summary };
 }

@@ -52,7 +52,11 @@ const LIMIT_OPTIONS: Readonly<Record<string, string>> = {
  * that raises it, `(--max-iterations 4294967295 tries it)`.
  */
 function inCommandTerms(e: unknown, message: string): string {
-  const limit = (e as { kdfLimit?: { option: string; asked: number } } | undefined)?.kdfLimit;
+  // the field, else the words of the message (a refusal made without the field, e.g. a LUKS digest's)
+  const words = / (\d+)(?: KiB)? is above (max\w+), /.exec(message);
+  const limit =
+    (e as { kdfLimit?: { option: string; asked: number } } | undefined)?.kdfLimit ??
+    (words ? { option: words[2], asked: Number(words[1]) } : undefined);
   const option = limit && LIMIT_OPTIONS[limit.option];
   if (!option) return message;
   const hint = `(${option} ${limit.asked} tries it)`;

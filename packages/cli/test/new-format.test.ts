@@ -42,9 +42,9 @@ describe('x-disk with one more format in its list', () => {
       payloadSize: 12 << 20,
     });
     const h = await toyDisk(['--help']);
-    expect(h.stdout.toString()).toMatch(/x-disk dump IMAGE \[--json\] \[--type luks\|bitlk\|fvault2\|toy\]/);
+    expect(h.stdout.toString()).toMatch(/x-disk dump IMAGE \[--json\] \[--type luks\|bitlk\|fvault2\|tcrypt\|toy\]/);
     expect(h.stdout.toString()).toMatch(
-      /IMAGE {5}LUKS \(luks\), BitLocker \(bitlk\), FileVault 2 \(fvault2\) or TOY \(toy\)/,
+      /IMAGE {5}LUKS \(luks\), BitLocker \(bitlk\), FileVault 2 \(fvault2\), TrueCrypt\/VeraCrypt \(tcrypt\) or TOY \(toy\)/,
     );
   });
 
@@ -82,7 +82,7 @@ describe('x-disk with one more format in its list', () => {
     const r = await runDisk(['dump', f('toy.img')]);
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(
-      `x-disk: ${f('toy.img')} is not a LUKS, BitLocker or FileVault 2 volume that x-disk recognizes (no known signature); --type names the format\n`,
+      `x-disk: ${f('toy.img')} is not a LUKS, BitLocker, FileVault 2 or TrueCrypt/VeraCrypt volume that x-disk recognizes (no known signature); --type names the format\n`,
     );
   });
 });

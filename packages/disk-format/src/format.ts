@@ -44,6 +44,10 @@ export interface OpenOptions {
   readonly kernel?: string;
   /** Keep a copy of the volume key for `volume.share()` (decrypt threads); it is wiped by `share()` or `close()`. */
   readonly share?: boolean;
+  /** The KDF limits (./kdf-limits.ts), passed to the format's open: `x-disk --max-iterations` and its kin. */
+  readonly maxIterations?: number;
+  readonly maxMemory?: number;
+  readonly maxTimeCost?: number;
 }
 
 /**
@@ -176,3 +180,20 @@ export async function detectFormat(
  */
 export const undetectedReason = (source: ByteSource): string =>
   source.size < DETECT_BYTES ? `only ${source.size} bytes` : 'no known signature';
+
+/**
+ * The KDF limits of `options` that are set, for a format's own open options (undefined ones left out, so
+ * that they do not override the format's defaults).
+ *
+ * @example
+ * ```ts
+ * await openBitlocker(source, { ...secret, kernel: options.kernel, ...limitsOf(options) });
+ * ```
+ */
+export function limitsOf(options: OpenOptions): { maxIterations?: number; maxMemory?: number; maxTimeCost?: number } {
+  const out: { maxIterations?: number; maxMemory?: number; maxTimeCost?: number } = {};
+  if (options.maxIterations !== undefined) out.maxIterations = options.maxIterations;
+  if (options.maxMemory !== undefined) out.maxMemory = options.maxMemory;
+  if (options.maxTimeCost !== undefined) out.maxTimeCost = options.maxTimeCost;
+  return out;
+}

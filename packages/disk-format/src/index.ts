@@ -79,6 +79,7 @@ export {
   type DiskFormat,
   type DiskHeader,
   firstBytes,
+  limitsOf,
   type Opened,
   type OpenOptions,
   passphraseOf,

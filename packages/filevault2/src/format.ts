@@ -13,13 +13,18 @@
  * @packageDocumentation
  */
 import type { ByteSource } from '@x/byte-source';
-import { type DiskFormat, type Opened, type OpenOptions, passphraseOf, sizeText } from '@x/disk-format';
+import { type DiskFormat, type Opened, type OpenOptions, passphraseOf, sizeText, limitsOf } from '@x/disk-format';
 import { isFileVault2 } from './detect.js';
 import type { FileVault2OpenOptions } from './volume.js';
 
 async function open(source: ByteSource, secret: FileVault2OpenOptions, options: OpenOptions = {}): Promise<Opened> {
   const { openFileVault2 } = await import('./volume.js');
-  const v = await openFileVault2(source, { ...secret, kernel: options.kernel, share: options.share });
+  const v = await openFileVault2(source, {
+    ...secret,
+    kernel: options.kernel,
+    share: options.share,
+    ...limitsOf(options),
+  });
   const how = secret.volumeKey === undefined ? 'passphrase' : 'volume key given';
   const summary = `FileVault 2 ${v.cipher}, ${v.sectorSize}-byte sectors, ${sizeText(v.payloadSize)}, ${how}, kernel ${v.kernel}`;
   return { volume: v, summary };

@@ -12,7 +12,7 @@
  * @packageDocumentation
  */
 import type { ByteSource } from '@x/byte-source';
-import { type DiskFormat, type Opened, type OpenOptions, passphraseOf, sizeText } from '@x/disk-format';
+import { type DiskFormat, type Opened, type OpenOptions, passphraseOf, sizeText, limitsOf } from '@x/disk-format';
 import type { LuksVolume, OpenOptions as LuksOpenOptions } from './volume.js';
 
 /** "LUKS\xba\xbe", the primary header's magic at offset 0 (LUKS1 spec §3.1; LUKS2 keeps it). */
@@ -63,7 +63,7 @@ export function luksSummary(v: LuksVolume): string {
 async function open(source: ByteSource, secret: LuksOpenOptions, options: OpenOptions = {}): Promise<Opened> {
   const { openLuks } = await import('./volume.js');
   const { keyslot, kernel, share } = options;
-  const volume = await openLuks(source, { ...secret, keyslot, kernel, share });
+  const volume = await openLuks(source, { ...secret, keyslot, kernel, share, ...limitsOf(options) });
   return { volume, summary: luksSummary(volume) };
 }
 

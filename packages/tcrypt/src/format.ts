@@ -19,6 +19,7 @@ import type { ByteSource } from '@x/byte-source';
 import {
   type DiskFormat,
   type DiskHeader,
+  limitsOf,
   type Opened,
   type OpenOptions,
   passphraseOf,
@@ -31,7 +32,7 @@ export type TcryptFormatOptions = Omit<TcryptOpenOptions, 'kernel' | 'share' | '
 
 async function open(source: ByteSource, o: TcryptOpenOptions, options: OpenOptions = {}): Promise<Opened> {
   const { openTcrypt } = await import('./volume.js');
-  const v = await openTcrypt(source, { ...o, kernel: options.kernel, share: options.share });
+  const v = await openTcrypt(source, { ...o, kernel: options.kernel, share: options.share, ...limitsOf(options) });
   const h = v.header;
   const name = h === undefined ? 'TrueCrypt/VeraCrypt' : h.magic === 'VERA' ? 'VeraCrypt' : 'TrueCrypt';
   const how =
