@@ -305,7 +305,7 @@ async function installs(): Promise<void> {
         write(path.join(project.dir, 'pass'), SAMPLE_PASSPHRASE);
         const script = write(
           path.join(project.dir, 'cli.sh'),
-          'npx --no x-disk --version\nnpx --no x-luks dump sample-luks2.img >/dev/null\nnpx --no x-disk decrypt sample-luks2.img plain --passphrase-file pass\n',
+          'npx --no -- x-disk --version\nnpx --no x-luks dump sample-luks2.img >/dev/null\nnpx --no x-disk decrypt sample-luks2.img plain --passphrase-file pass\n',
         );
         const r = await project.bash(script);
         expect(r.code === 0, `x-disk --version / x-luks dump / x-disk decrypt: exit ${r.code}\n${r.stderr}`);

@@ -1,5 +1,6 @@
 // `npx x-luks` in the checkout after `npm ci && npm run build`: npm links a bin only if its file exists
-// when `npm ci` runs, so @x/cli's bins are committed shims (packages/cli/bin/) that load dist/.
+// when `npm ci` runs, so @x/cli's bins are committed shims (packages/cli/bin/*.cjs) that load the bundled
+// commands of dist/bin/.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +18,7 @@ describe("@x/cli's commands in the checkout", () => {
   it('bin entries name the committed, executable shims, and npm links them', () => {
     const { bin } = JSON.parse(readFileSync(path.join(cli, 'package.json'), 'utf8')) as { bin: Record<string, string> };
     for (const c of COMMANDS) {
-      expect(bin[c]).toBe(`bin/${c}.js`);
+      expect(bin[c]).toBe(`bin/${c}.cjs`);
       const file = path.join(cli, bin[c]);
       expect(statSync(file).mode & 0o111).not.toBe(0);
       // node_modules/.bin/<command> is made by `npm ci`/`npm install`; it must be the shim, not dist/.
@@ -35,10 +36,10 @@ describe("@x/cli's commands in the checkout", () => {
   it.each(COMMANDS)('%s without dist/ says to build first, in one line, exit status 1', (c) => {
     const dir = path.join(scratch, c, 'bin');
     mkdirSync(dir, { recursive: true });
-    copyFileSync(path.join(cli, 'bin', `${c}.js`), path.join(dir, `${c}.js`));
-    const r = spawnSync(process.execPath, [path.join(dir, `${c}.js`), '--help'], { encoding: 'utf8' });
+    copyFileSync(path.join(cli, 'bin', `${c}.cjs`), path.join(dir, `${c}.cjs`));
+    const r = spawnSync(process.execPath, [path.join(dir, `${c}.cjs`), '--help'], { encoding: 'utf8' });
     expect(r.stdout).toBe('');
-    expect(r.stderr).toBe(`${c}: @x/cli is not built (no dist/${c}.js): run npm run build first\n`);
+    expect(r.stderr).toBe(`${c}: @x/cli is not built (no dist/bin/${c}.cjs): run npm run build first\n`);
     expect(r.status).toBe(1);
   });
 
@@ -50,6 +51,6 @@ describe("@x/cli's commands in the checkout", () => {
     });
     const files = (JSON.parse(out) as { files: { path: string }[] }[])[0].files.map((f) => f.path);
     for (const c of COMMANDS)
-      expect(files).toEqual(expect.arrayContaining([`bin/${c}.js`, `dist/${c}.js`, `dist/${c}-main.js`]));
+      expect(files).toEqual(expect.arrayContaining([`bin/${c}.cjs`, `dist/bin/${c}.cjs`, `dist/${c}-main.js`]));
   });
 });
