@@ -78,7 +78,8 @@ describe('the page’s session over a list with one more format', () => {
     await s.run(() => s.inspect(new File([new Uint8Array(4096)], 'zeros.img')));
     expect(last()).toMatchObject({
       type: 'error',
-      message: 'zeros.img is not a LUKS, BitLocker, FileVault 2, TrueCrypt/VeraCrypt or TOY volume (no known signature)',
+      message:
+        'zeros.img is not a LUKS, BitLocker, FileVault 2, TrueCrypt/VeraCrypt or TOY volume (no known signature)',
       wrongSecret: false,
     });
     const fixtures = join(dirname(createRequire(import.meta.url).resolve('@x/luks/package.json')), 'test', 'fixtures');
