@@ -66,7 +66,7 @@ describe('toSource', () => {
   });
 
   it('a file that is not a regular file is refused', async () => {
-    await expect(openFileSource(tmpdir())).rejects.toThrow(/is not a regular file/);
+    await expect(openFileSource(tmpdir())).rejects.toThrow(/is a directory, not a regular file or block device/);
   });
 });
 
