@@ -25,40 +25,73 @@ export interface KeySchedule {
   wipe(): void;
 }
 
-/** Multiplication in GF(2^8) modulo x^8 + x^4 + x^3 + x + 1 (FIPS 197 §4.2), with no branch on a or b. */
-function gmul(a: number, b: number): number {
+// The arithmetic works on four bytes at once, one in each byte of a 32-bit word (lane k = bits 8k .. 8k+7),
+// so that a SubWord or an InvMixColumns is one pass; every step is a shift, a mask or a multiplication by a
+// 0/1 lane mask, none indexed or branching on a byte.
+
+/** Each lane's lowest bit. */
+const LO = 0x01010101;
+
+/** Each lane times x in GF(2^8) modulo x^8 + x^4 + x^3 + x + 1 (FIPS 197 §4.2.1, xtime). */
+function xtime4(a: number): number {
+  return ((a & 0x7f7f7f7f) << 1) ^ (((a >>> 7) & LO) * 0x1b);
+}
+
+/** Each lane of `a` times the same lane of `b` in GF(2^8) (FIPS 197 §4.2), with no branch on either. */
+function gmul4(a: number, b: number): number {
   let p = 0;
   for (let i = 0; i < 8; i++) {
-    p ^= a & -(b & 1);
-    a = ((a << 1) ^ (0x1b & -(a >>> 7))) & 0xff;
-    b >>>= 1;
+    p ^= a & (((b >>> i) & LO) * 0xff);
+    a = xtime4(a);
   }
   return p;
 }
 
-/**
- * The AES S-box (FIPS 197 §5.1.1) as arithmetic: the inverse b^254 (0 maps to 0) by a fixed chain of
- * squarings and multiplications, then the affine transformation. Only the key schedule uses it, on
- * 40 to 60 bytes per key, so its cost does not matter; its constant time does.
- */
-export function subByte(x: number): number {
-  let r = x;
-  for (let i = 0; i < 6; i++) r = gmul(gmul(r, r), x); // x^3, x^7, …, x^127
-  const b = gmul(r, r); // x^254
-  const rot = (v: number, n: number) => ((v << n) | (v >>> (8 - n))) & 0xff;
-  return b ^ rot(b, 1) ^ rot(b, 2) ^ rot(b, 3) ^ rot(b, 4) ^ 0x63;
+/** Each lane rotated left by `n` bits inside its byte. */
+function rotl4(v: number, n: number): number {
+  return ((v << n) & (((0xff << n) & 0xff) * LO)) | ((v >>> (8 - n)) & ((0xff >>> (8 - n)) * LO));
 }
 
-/** InvMixColumns (FIPS 197 §5.3.3) of the column at bytes o .. o+3 of v, in place. */
+/**
+ * The AES S-box (FIPS 197 §5.1.1) of each lane, as arithmetic: the inverse b^254 (0 maps to 0) by a fixed
+ * chain of squarings and multiplications, then the affine transformation. Only the key schedule uses it.
+ */
+function subWord4(x: number): number {
+  let r = x;
+  for (let i = 0; i < 6; i++) r = gmul4(gmul4(r, r), x); // x^3, x^7, …, x^127
+  const b = gmul4(r, r); // x^254
+  return (b ^ rotl4(b, 1) ^ rotl4(b, 2) ^ rotl4(b, 3) ^ rotl4(b, 4) ^ 0x63636363) >>> 0;
+}
+
+/**
+ * The AES S-box (FIPS 197 §5.1.1) of one byte, in constant time (see {@link subWord4}).
+ *
+ * @example
+ * ```ts
+ * subByte(0x53); // 0xed (FIPS 197 §5.1.1)
+ * ```
+ */
+export function subByte(x: number): number {
+  return subWord4(x & 0xff) & 0xff;
+}
+
+/** Reads the four bytes at `o` of `v` as lanes 0 .. 3. */
+const word = (v: Uint8Array, o: number) => v[o] | (v[o + 1] << 8) | (v[o + 2] << 16) | (v[o + 3] << 24);
+
+/** The word rotated right by `n` bits: lane k + n/8 moves to lane k. */
+const rotr = (v: number, n: number) => (v >>> n) | (v << (32 - n));
+
+/** InvMixColumns (FIPS 197 §5.3.3) of the column at bytes o .. o+3 of v, in place: b_i = 14a_i ⊕ 11a_i+1 ⊕ 13a_i+2 ⊕ 9a_i+3. */
 function invMixColumn(v: Uint8Array, o: number): void {
-  const a0 = v[o],
-    a1 = v[o + 1],
-    a2 = v[o + 2],
-    a3 = v[o + 3];
-  v[o] = gmul(a0, 14) ^ gmul(a1, 11) ^ gmul(a2, 13) ^ gmul(a3, 9);
-  v[o + 1] = gmul(a0, 9) ^ gmul(a1, 14) ^ gmul(a2, 11) ^ gmul(a3, 13);
-  v[o + 2] = gmul(a0, 13) ^ gmul(a1, 9) ^ gmul(a2, 14) ^ gmul(a3, 11);
-  v[o + 3] = gmul(a0, 11) ^ gmul(a1, 13) ^ gmul(a2, 9) ^ gmul(a3, 14);
+  const a = word(v, o);
+  const a2 = xtime4(a);
+  const a4 = xtime4(a2);
+  const a8 = xtime4(a4);
+  const c = a8 ^ a4 ^ a2 ^ rotr(a8 ^ a2 ^ a, 8) ^ rotr(a8 ^ a4 ^ a, 16) ^ rotr(a8 ^ a, 24);
+  v[o] = c;
+  v[o + 1] = c >>> 8;
+  v[o + 2] = c >>> 16;
+  v[o + 3] = c >>> 24;
 }
 
 const PREFIX = '@x/aes-keyschedule';
@@ -96,17 +129,18 @@ export function expandKey(key: Uint8Array): KeySchedule {
       t3 = ek[p + 3];
     if (i % nk === 0) {
       // SubWord(RotWord(temp)) xor Rcon[i/Nk]; i is public, so this branch is on public data only.
-      const r0 = t0;
-      t0 = subByte(t1) ^ rcon;
-      t1 = subByte(t2);
-      t2 = subByte(t3);
-      t3 = subByte(r0);
+      const s = subWord4(t1 | (t2 << 8) | (t3 << 16) | (t0 << 24));
+      t0 = (s & 0xff) ^ rcon;
+      t1 = (s >>> 8) & 0xff;
+      t2 = (s >>> 16) & 0xff;
+      t3 = s >>> 24;
       rcon = ((rcon << 1) ^ (0x1b & -(rcon >>> 7))) & 0xff;
     } else if (nk > 6 && i % nk === 4) {
-      t0 = subByte(t0);
-      t1 = subByte(t1);
-      t2 = subByte(t2);
-      t3 = subByte(t3);
+      const s = subWord4(t0 | (t1 << 8) | (t2 << 16) | (t3 << 24));
+      t0 = s & 0xff;
+      t1 = (s >>> 8) & 0xff;
+      t2 = (s >>> 16) & 0xff;
+      t3 = s >>> 24;
     }
     const q = 4 * (i - nk),
       o = 4 * i;
