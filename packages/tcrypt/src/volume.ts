@@ -355,9 +355,11 @@ function rawArea(source: ByteSource, options: TcryptOpenOptions): VolumeArea {
  * hidden volume's at 64 KiB, the backups at the end, system encryption's in sector 62), derives the header
  * key from the passphrase, keyfiles and PIM under every PRF TrueCrypt and VeraCrypt use (or the one
  * `prf` names), decrypts the header with every AES mode of the table, checks every field against the
- * image and returns the volume, whose `read` decrypts 512-byte sectors through `@x/dm-crypt`. With
- * `volumeKey` the header is not read: the area is `offset`/`size` (a VeraCrypt or TrueCrypt 6+ container's
- * by default) and must decrypt to a file system.
+ * image and returns the volume, whose `read` decrypts 512-byte sectors through `@x/dm-crypt` (XTS, LRW or
+ * CBC with whitening, as the header's mode). With `header` the header is read from that source instead (for
+ * `system`: the drive, the image being the system partition alone). With `volumeKey` (XTS only) the header
+ * is not read: the area is `offset`/`size` (a VeraCrypt or TrueCrypt 6+ container's by default) and must
+ * decrypt to a file system.
  *
  * @throws WrongPassphraseError when no header decrypts (a wrong secret, or a cipher other than AES);
  *   WrongVolumeKeyError; HeaderError for a decrypted header that breaks the format or the image;
