@@ -214,6 +214,7 @@ export interface AreaContext {
 
 function systemPartition(h: TcryptHeader, imageSize: number, at: number | undefined): VolumeArea {
   const fail = (why: string) => new HeaderError(`@x/tcrypt: the ${h.location} header ${why}`);
+  if (h.volumeSize === 0) throw fail('has a volume size of 0');
   const start = at ?? h.mkOffset;
   const end = h.mkOffset + h.volumeSize;
   if (start < h.mkOffset || start >= end)
@@ -221,7 +222,6 @@ function systemPartition(h: TcryptHeader, imageSize: number, at: number | undefi
       `@x/tcrypt: options.partitionOffset ${start} is outside the encrypted area of the drive (${h.volumeSize} bytes at ${h.mkOffset})`,
     );
   const size = at === undefined ? h.volumeSize : Math.min(imageSize, end - start);
-  if (h.volumeSize === 0) throw fail('has a volume size of 0');
   if (size > imageSize)
     throw fail(
       `describes a system partition of ${size} bytes, longer than the image (${imageSize} bytes): a truncated image, or a partition of a drive encrypted whole (give options.partitionOffset)`,

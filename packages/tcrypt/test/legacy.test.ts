@@ -186,10 +186,15 @@ function forgedCbc(edit: (view: DataView) => void): Uint8Array {
   return img;
 }
 
-/** tc_2-ripemd160-lrw-aes's header re-encrypted with LRW (K1 = derived[32 .. 64), K2 = derived[0 .. 16), index 1) after `edit`. */
-function forgedLrw(edit: (view: DataView) => void): Uint8Array {
-  const img = image('tc_2-ripemd160-lrw-aes');
-  const key = pbkdf2(ripemd160, PASSWORD, img.subarray(0, 64), { c: 2000, dkLen: 64 });
+/**
+ * tc_2-ripemd160-lrw-aes's header (or with `hidden` the hidden header of tc_2-ripemd160-lrw-aes-hidden, 1536
+ * bytes before its end) re-encrypted with LRW (K1 = derived[32 .. 64), K2 = derived[0 .. 16), index 1)
+ * after `edit`.
+ */
+function forgedLrw(edit: (view: DataView) => void, hidden = false): Uint8Array {
+  const full = image(hidden ? 'tc_2-ripemd160-lrw-aes-hidden' : 'tc_2-ripemd160-lrw-aes');
+  const img = hidden ? full.subarray(full.length - 1536, full.length - 1024) : full;
+  const key = pbkdf2(ripemd160, hidden ? HIDDEN_PASSWORD : PASSWORD, img.subarray(0, 64), { c: 2000, dkLen: 64 });
   const k = new Uint8Array(48);
   k.set(key.subarray(32, 64));
   k.set(key.subarray(0, 16), 32);
@@ -204,7 +209,7 @@ function forgedLrw(edit: (view: DataView) => void): Uint8Array {
   lrw.encrypt(sector, sector, 0);
   lrw.dispose();
   img.set(sector.subarray(0, 448), 64);
-  return img;
+  return full;
 }
 
 describe('a legacy header that decrypts is still checked', () => {
@@ -219,6 +224,17 @@ describe('a legacy header that decrypts is still checked', () => {
       v.close();
       expect(fatSerial(boot)).toBe('DEAD-BABE');
     }
+  });
+  it('a legacy hidden volume larger than the image, or reaching over its own header', async () => {
+    const open = (img: Uint8Array) =>
+      openTcrypt(img, { passphrase: HIDDEN_PASSWORD, prf: 'ripemd160', hidden: true, veracrypt: false });
+    (await open(forgedLrw(() => {}, true))).close();
+    const big = forgedLrw((v) => v.setBigUint64(28, 1n << 20n), true);
+    await expect(open(big)).rejects.toThrow(HeaderError);
+    await expect(open(big)).rejects.toThrow(/puts the encrypted area at -\d+, which is not a sector after the first/);
+    await expect(open(forgedLrw((v) => v.setBigUint64(28, 0n), true))).rejects.toThrow(
+      /the hiddenOld header has a hidden volume size of 0/,
+    );
   });
   it.each([
     ['CBC, version 3', () => forgedCbc((v) => v.setUint16(4, 3)), 'sha1', /version 3, which never goes with cbc-tcw/],
