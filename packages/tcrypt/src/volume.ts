@@ -33,7 +33,7 @@ import { errors, HeaderError, TcryptError, WrongPassphraseError, WrongVolumeKeyE
 import { HEADER_BYTES, HEADER_OFFSETS, type HeaderLocation, readHeaderFields, type TcryptHeader } from './header.js';
 import { candidateName, type KdfCandidate, kdfCandidates, prfOf, type TcryptPrf } from './kdf.js';
 import { tcryptPassword } from './keyfiles.js';
-import { MODES, OTHER_CIPHERS } from './modes.js';
+import { type HeaderMode, MODES, OTHER_CIPHERS } from './modes.js';
 import { decryptHeader } from './unlock.js';
 
 const PREFIX = '@x/tcrypt';
@@ -80,9 +80,18 @@ export interface TcryptOpenOptions extends KdfLimitOptions {
   prf?: string;
   /** VeraCrypt headers and counts too (default true; false is cryptsetup's `--disable-veracrypt`). */
   veracrypt?: boolean;
-  /** The raw volume key (64 bytes, XTS-AES-256 key1 ‖ key2) instead of the secrets. */
+  /**
+   * The raw volume key instead of the secrets, as cryptsetup's `--dump-volume-key` gives it: XTS-AES-256
+   * key1 ‖ key2 (64 bytes), LRW-AES K1 ‖ K2 (48 bytes) or CBC-AES key ‖ IV seed ‖ whitening (64 bytes,
+   * with `mode: 'cbc-tcw'`).
+   */
   volumeKey?: Uint8Array;
-  /** With `volumeKey`: where the encrypted area starts (default 131072) and its size (default: up to the backup headers). */
+  /** With `volumeKey`: the mode as the dump names it (`xts-plain64`, `lrw-benbi`, `cbc-tcw`); default by the key's length. */
+  mode?: string;
+  /**
+   * With `volumeKey`: where the encrypted area starts (default 131072; LRW and CBC: 512) and its size
+   * (default: up to the backup headers; LRW and CBC: up to the end of the image).
+   */
   offset?: number;
   size?: number;
   /** Forces an AES kernel (see `@x/cbc`'s `kernels()`). */
@@ -333,12 +342,27 @@ function knownFileSystem(b: Uint8Array): boolean {
   return boot || ext;
 }
 
-function rawArea(source: ByteSource, options: TcryptOpenOptions): VolumeArea {
+/** The mode of a raw volume key: `options.mode`, else XTS for 64 bytes and LRW for 48. */
+function rawMode(options: TcryptOpenOptions, length: number): HeaderMode {
+  const name = options.mode;
+  if (name !== undefined && typeof name !== 'string') throw new TypeError('@x/tcrypt: options.mode must be a string');
+  const mode = name === undefined ? MODES.find((m) => m.volumeKeyBytes === length) : MODES.find((m) => m.mode === name);
+  if (mode === undefined && name !== undefined)
+    throw new RangeError(`@x/tcrypt: options.mode "${name}" is not one of ${MODES.map((m) => m.mode).join(', ')}`);
+  if (mode === undefined || mode.volumeKeyBytes !== length)
+    throw new WrongVolumeKeyError(
+      `@x/tcrypt: ${mode ? `an ${mode.cipher}` : 'a'} volume key is ${mode ? mode.volumeKeyBytes : '64 (XTS, or CBC with mode cbc-tcw) or 48 (LRW)'} bytes, got ${length}`,
+    );
+  return mode;
+}
+
+function rawArea(source: ByteSource, options: TcryptOpenOptions, mode: HeaderMode): VolumeArea {
   if (options.hidden || options.system)
     if (options.offset === undefined)
       throw new TypeError('@x/tcrypt: a hidden or system volume opened with its volume key needs options.offset');
-  const offset = options.offset ?? HEADER_AREA;
-  const size = options.size ?? source.size - offset - HEADER_AREA;
+  const xts = mode.cipher === 'aes-xts-plain64';
+  const offset = options.offset ?? (xts ? HEADER_AREA : UNIT);
+  const size = options.size ?? source.size - offset - (xts ? HEADER_AREA : 0);
   for (const [name, v] of [
     ['offset', offset],
     ['size', size],
@@ -347,7 +371,8 @@ function rawArea(source: ByteSource, options: TcryptOpenOptions): VolumeArea {
       throw new RangeError(`@x/tcrypt: options.${name} must be a positive multiple of 512, got ${v}`);
   if (offset + size > source.size)
     throw new RangeError(`@x/tcrypt: the area (${size} bytes at ${offset}) ends past the image (${source.size} bytes)`);
-  return { offset, size, ivSector: offset / UNIT };
+  // TrueCrypt 1.0–4.3 headers give the master key offset 512 (or 0, read as 512), hidden volumes too
+  return { offset, size, ivSector: mode.ivSector(offset, UNIT) };
 }
 
 /**
@@ -387,9 +412,9 @@ export async function openTcrypt(input: ImageInput, options: TcryptOpenOptions):
     checkKernel(options.kernel);
     if (options.header !== undefined)
       throw new TypeError('@x/tcrypt: options.header goes with the secrets, not with volumeKey');
-    area = rawArea(source, options);
-    if (volumeKey.length !== 64)
-      throw new WrongVolumeKeyError(`@x/tcrypt: an XTS-AES volume key is 64 bytes, got ${volumeKey.length}`);
+    const mode = rawMode(options, volumeKey.length);
+    area = rawArea(source, options, mode);
+    cipher = mode.cipher;
     key = Uint8Array.from(volumeKey);
   } else {
     const u = await unlockTcrypt(source, options);

@@ -18,6 +18,7 @@ import {
   TcryptError,
   tcryptToJson,
   WrongPassphraseError,
+  WrongVolumeKeyError,
 } from '../src/index.js';
 import { extractImages, fatSerial, HIDDEN_PASSWORD, PASSWORD } from './images.js';
 
@@ -26,6 +27,17 @@ afterAll(remove);
 const image = (name: string) => new Uint8Array(readFileSync(join(dir, name)));
 const hex = (s: string) => Uint8Array.from(s.match(/../g) ?? [], (b) => Number.parseInt(b, 16));
 const toHex = (b: Uint8Array) => Buffer.from(b).toString('hex');
+
+async function serialOf(img: Uint8Array, options: Parameters<typeof openTcrypt>[1]): Promise<string> {
+  const v = await openTcrypt(img, options);
+  try {
+    const boot = new Uint8Array(512);
+    await v.read(boot, 0);
+    return fatSerial(boot);
+  } finally {
+    v.close();
+  }
+}
 
 describe('the dump shows the legacy modes as cryptsetup does', () => {
   it('LRW-AES (TrueCrypt 4.1–4.3)', async () => {
@@ -260,5 +272,46 @@ describe('a legacy header that decrypts is still checked', () => {
     const img = make();
     await expect(openTcrypt(img, { passphrase: PASSWORD, prf, veracrypt: false })).rejects.toThrow(HeaderError);
     await expect(openTcrypt(img, { passphrase: PASSWORD, prf, veracrypt: false })).rejects.toThrow(message);
+  });
+});
+
+describe('opening a legacy volume with its raw volume key', () => {
+  /** The volume key of `name` (as cryptsetup's --dump-volume-key gives it), from opening it with the password. */
+  async function keyOf(name: string, options: Parameters<typeof openTcrypt>[1]): Promise<Uint8Array> {
+    const v = await openTcrypt(image(name), { ...options, share: true });
+    const key = v.share()!.volumeKey;
+    v.close();
+    return key;
+  }
+  it('LRW by its 48-byte key alone, CBC with mode cbc-tcw; hidden ones at their offset', async () => {
+    const lrw = await keyOf('tc_2-ripemd160-lrw-aes', { passphrase: PASSWORD, prf: 'ripemd160' });
+    expect(await serialOf(image('tc_2-ripemd160-lrw-aes'), { volumeKey: lrw })).toBe('DEAD-BABE');
+    const cbc = await keyOf('tc_1-sha1-cbc-aes', { passphrase: PASSWORD, prf: 'sha1' });
+    expect(await serialOf(image('tc_1-sha1-cbc-aes'), { volumeKey: cbc, mode: 'cbc-tcw' })).toBe('DEAD-BABE');
+    for (const name of ['tc_2-ripemd160-cbc-aes-hidden', 'tc_2-ripemd160-lrw-aes-hidden']) {
+      const img = image(name);
+      const key = await keyOf(name, { passphrase: HIDDEN_PASSWORD, prf: 'ripemd160', hidden: true, veracrypt: false });
+      const offset = img.length - 1536 - 19456;
+      const mode = name.includes('cbc') ? 'cbc-tcw' : 'lrw-benbi';
+      expect(await serialOf(img, { volumeKey: key, mode, hidden: true, offset, size: 19456 })).toBe('CAFE-BABE');
+    }
+  });
+  it('a wrong mode, length or key is a WrongVolumeKeyError; an unknown mode a RangeError', async () => {
+    const img = image('tc_1-sha1-cbc-aes');
+    const cbc = await keyOf('tc_1-sha1-cbc-aes', { passphrase: PASSWORD, prf: 'sha1' });
+    // 64 bytes without a mode: XTS, over the default XTS area, which this small image does not have
+    await expect(openTcrypt(img, { volumeKey: cbc, offset: 512, size: img.length - 512 })).rejects.toThrow(
+      /^@x\/tcrypt: the volume key does not decrypt the area to a file system/,
+    );
+    await expect(openTcrypt(img, { volumeKey: cbc.subarray(0, 48), mode: 'cbc-tcw' })).rejects.toThrow(
+      /^@x\/tcrypt: an aes-cbc-tcw volume key is 64 bytes, got 48$/,
+    );
+    await expect(openTcrypt(img, { volumeKey: cbc.subarray(0, 40) })).rejects.toThrow(
+      /^@x\/tcrypt: a volume key is 64 \(XTS, or CBC with mode cbc-tcw\) or 48 \(LRW\) bytes, got 40$/,
+    );
+    const wrong = Uint8Array.from(cbc);
+    wrong[0] ^= 1;
+    await expect(openTcrypt(img, { volumeKey: wrong, mode: 'cbc-tcw' })).rejects.toThrow(WrongVolumeKeyError);
+    await expect(openTcrypt(img, { volumeKey: cbc, mode: 'cbc-essiv' })).rejects.toThrow(RangeError);
   });
 });
