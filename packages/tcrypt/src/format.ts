@@ -3,8 +3,8 @@
  * and the web page use. A TrueCrypt header is indistinguishable from random bytes, so the format has no
  * `detect`: it is chosen by name (`--type tcrypt`), and even its header needs the secret to be read.
  * `tcryptFormat` opens with a passphrase alone; `tcryptFormatWith(options)` is the same format bound to the
- * options a DiskFormat cannot carry (keyfiles, PIM, hidden, system, backup, the PRF hint, the passphrase
- * for `readHeader`). Cheap to import: the header, key derivation and volume code load on first use.
+ * options a DiskFormat cannot carry (keyfiles, PIM, hidden, system, backup, the PRF hint, a detached
+ * `header` such as the drive of a system partition image, the passphrase for `readHeader`). Cheap to import: the header, key derivation and volume code load on first use.
  *
  * @example
  * ```ts
