@@ -32,7 +32,7 @@ export {
 export { testedKernels } from './kernels.js';
 export { assertBytes, backing, hex, outside, placed, random, toHex } from './bytes.js';
 export { dmCryptIv } from './dm-iv.js';
-export { type PortableEntry, portableEntryTests } from './entries.js';
+export { type ModeEntries, modeEntryTests, type PortableEntry, portableEntryTests } from './entries.js';
 export { refHbsh, refHChaCha, refPoly1305H, refXChaCha } from './hbsh.js';
 export { kernelConformance, type KernelSuiteOptions } from './kernel-suite.js';
 export {
