@@ -46,6 +46,7 @@ export {
   refEcb,
   refHctr2,
   refPolyval,
+  refSectors,
   refXctr,
   refXts,
   refXtsBlocks,
