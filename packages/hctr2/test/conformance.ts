@@ -11,7 +11,6 @@ import fc from 'fast-check';
 import { newHctr2, type Hctr2 } from '@x/hctr2';
 import {
   assertBytes,
-  backing,
   hex,
   outside,
   placed,
@@ -21,6 +20,7 @@ import {
   toHex,
   wideBlockInputRules,
   wideBlockKnownAnswer,
+  wideBlockProperties,
 } from '@x/testkit';
 
 /** What the suite runs on: ciphers from `make`, whose `kernel` must say `name`. */
@@ -198,79 +198,18 @@ function againstModel(c: Ctx): void {
 
 /** A wide-block cipher. */
 function wideBlock(c: Ctx): void {
-  const { it, runs, make } = c;
-  it('one flipped bit of the plaintext, or of the tweak, changes every 16-byte block of the ciphertext', () => {
-    fc.assert(
-      fc.property(keyArb, fc.integer({ min: 16, max: 700 }), fc.nat(), fc.boolean(), (key, length, where, inTweak) => {
-        const h = make(key);
-        const p = random(length);
-        const tweak = random(32);
-        const c = new Uint8Array(length);
-        h.encrypt(c, p, tweak);
-        const bit = where % (8 * (inTweak ? 32 : length));
-        (inTweak ? tweak : p)[bit >>> 3] ^= 1 << (bit & 7);
-        const c2 = new Uint8Array(length);
-        h.encrypt(c2, p, tweak);
-        // Every block changes; a partial last block of b bytes stays the same with probability
-        // 2^-8b, so it is checked only from 8 bytes up (a false failure once in 2^64).
-        for (let o = 0; o + 8 <= length; o += 16) {
-          const a = toHex(c.subarray(o, o + 16));
-          assert.notEqual(a, toHex(c2.subarray(o, o + 16)), `block at ${o} unchanged (bit ${bit})`);
-        }
-        h.dispose();
-      }),
-      { numRuns: runs },
-    );
+  wideBlockProperties(c, {
+    keys: keyArb,
+    make: c.make,
+    reference: (key, tweak, message) => refHctr2(key, tweak, message, false),
+    maxLength: 700,
+    runs: c.runs,
   });
 }
 
 /** Sectors. */
 function sectors(c: Ctx): void {
-  const { it, runs, make } = c;
-  it('equal the sectors one message at a time: any sector size and count, offsets, in place or not', () => {
-    const arb = fc.record({
-      key: keyArb,
-      sectorSize: fc.oneof(
-        fc.integer({ min: 1, max: 40 }).map((n) => 16 * n),
-        fc.constantFrom(512, 4096),
-      ),
-      sectors: fc.integer({ min: 0, max: 12 }),
-      so: fc.nat(15),
-      dso: fc.nat(15),
-      inPlace: fc.boolean(),
-    });
-    fc.assert(
-      fc.property(arb, ({ key, sectorSize, sectors, so, dso, inPlace }) => {
-        const h = make(key);
-        const plain = random(sectors * sectorSize);
-        const tweaks = random(32 * sectors);
-        const want = new Uint8Array(plain.length);
-        for (let s = 0; s < sectors; s++) {
-          const one = new Uint8Array(sectorSize);
-          h.encrypt(one, plain.subarray(s * sectorSize, (s + 1) * sectorSize), tweaks.subarray(32 * s, 32 * s + 32));
-          want.set(one, s * sectorSize);
-        }
-        if (sectors > 0) {
-          assertBytes(
-            want.subarray(0, sectorSize),
-            refHctr2(key, tweaks.subarray(0, 32), plain.subarray(0, sectorSize), false),
-          );
-        }
-        const src = placed(plain, so);
-        const dst = inPlace ? src : placed(new Uint8Array(plain.length), dso);
-        const tweaksBefore = backing(tweaks);
-        h.encryptSectors(dst, src, sectorSize, tweaks);
-        assertBytes(dst, want, `${sectors} × ${sectorSize}`);
-        assertBytes(backing(tweaks), tweaksBefore, 'tweaks changed');
-        const back = inPlace ? dst : placed(new Uint8Array(plain.length), so);
-        h.decryptSectors(back, dst, sectorSize, tweaks);
-        assertBytes(back, plain);
-        h.dispose();
-      }),
-      { numRuns: runs },
-    );
-  });
-
+  const { it, make } = c;
   it('large inputs: 2048 sectors of 512 bytes in one call, then a different count on the same cipher', () => {
     for (const n of [16, 32]) {
       const key = random(n);

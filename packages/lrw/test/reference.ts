@@ -47,13 +47,6 @@ export function refLrw(encrypt: boolean, key: Uint8Array, data: Uint8Array, iv: 
   return out;
 }
 
-/** LRW of sectors of `sectorSize` bytes, sector s starting at the index `ivs[16s .. 16s+16)`. */
-export function refLrwSectors(
-  encrypt: boolean,
-  key: Uint8Array,
-  data: Uint8Array,
-  sectorSize: number,
-  ivs: Uint8Array,
-): Uint8Array {
-  return refSectors(data, sectorSize, ivs, (unit, iv) => refLrw(encrypt, key, unit, iv));
-}
+/** LRW of sectors of `size` bytes, sector s starting at the index `ivs[16s .. 16s+16)`. */
+export const refLrwSectors = (encrypt: boolean, key: Uint8Array, data: Uint8Array, size: number, ivs: Uint8Array) =>
+  refSectors(data, size, ivs, (unit, iv) => refLrw(encrypt, key, unit, iv));

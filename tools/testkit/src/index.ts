@@ -59,7 +59,13 @@ export {
   streamInputRules,
 } from './stream-suite.js';
 export type { Suite } from './suite.js';
-export { type WideBlock, wideBlockInputRules, wideBlockKnownAnswer } from './wide-block-rules.js';
+export {
+  type WideBlock,
+  type WideBlockProperties,
+  wideBlockInputRules,
+  wideBlockKnownAnswer,
+  wideBlockProperties,
+} from './wide-block-rules.js';
 export {
   FIPS197,
   FIPS197_PLAINTEXT,
