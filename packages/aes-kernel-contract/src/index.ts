@@ -14,4 +14,5 @@
  */
 export * from './checks.js';
 export * from './contract.js';
+export * from './load.js';
 export * from './views.js';
