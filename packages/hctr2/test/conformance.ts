@@ -12,8 +12,6 @@ import { newHctr2, type Hctr2 } from '@x/hctr2';
 import {
   assertBytes,
   hex,
-  outside,
-  placed,
   random,
   refHctr2,
   type Suite,
@@ -94,11 +92,20 @@ export function hctr2Conformance(target: Hctr2Target, { describe, it }: Suite, o
 
     describe('known answers', () => knownAnswers(c));
 
-    describe('against an independent model (refHctr2 of @x/testkit)', () => againstModel(c));
+    // Against the independent model (refHctr2 of @x/testkit), diffusion, sectors: the wide-block suite.
+    wideBlockProperties(
+      { describe, it },
+      {
+        keys: keyArb,
+        make,
+        reference: (key, tweak, message, decrypt) => refHctr2(key, tweak, message, decrypt),
+        maxLength: 1100,
+        longTweaks: [32, 64, 300],
+        runs: c.runs,
+      },
+    );
 
-    describe('a wide-block cipher', () => wideBlock(c));
-
-    describe('sectors', () => sectors(c));
+    describe('large sector calls', () => sectors(c));
 
     if (options.inputRules === false) return;
 
@@ -144,70 +151,7 @@ function knownAnswers(c: Ctx): void {
   });
 }
 
-/** Against an independent model (refHctr2 of @x/testkit). */
-function againstModel(c: Ctx): void {
-  const { it, runs, make } = c;
-  it('one message: any length ≥ 16, any tweak length, any offsets, in place or not, both ways', () => {
-    fc.assert(
-      fc.property(
-        keyArb,
-        fc.oneof(fc.integer({ min: 16, max: 80 }), fc.integer({ min: 16, max: 1100 })),
-        fc.oneof(fc.integer({ min: 0, max: 40 }), fc.constantFrom(32, 64, 300)),
-        fc.nat(15),
-        fc.nat(15),
-        fc.boolean(),
-        (key, length, tweakLength, so, dso, inPlace) => {
-          const h = make(key);
-          const data = random(length);
-          const tweak = random(tweakLength);
-          const want = refHctr2(key, tweak, data, false);
-          const src = placed(data, so);
-          const dst = inPlace ? src : placed(new Uint8Array(length), dso);
-          const around = outside(dst);
-          h.encrypt(dst, src, tweak);
-          assertBytes(dst, want, `${length} bytes, ${tweakLength}-byte tweak`);
-          assertBytes(outside(dst), around, 'wrote outside dst');
-          const back = inPlace ? dst : placed(new Uint8Array(length), so);
-          h.decrypt(back, dst, tweak);
-          assertBytes(back, data, 'decrypt');
-          h.dispose();
-        },
-      ),
-      { numRuns: runs * 2 },
-    );
-  });
-
-  it('decrypting random bytes and encrypting them again gives them back; decrypt agrees with the model', () => {
-    fc.assert(
-      fc.property(keyArb, fc.integer({ min: 16, max: 600 }), fc.nat(70), (key, length, tweakLength) => {
-        const h = make(key);
-        const c = random(length);
-        const tweak = random(tweakLength);
-        const p = new Uint8Array(length);
-        h.decrypt(p, c, tweak);
-        assertBytes(p, refHctr2(key, tweak, c, true));
-        const again = new Uint8Array(length);
-        h.encrypt(again, p, tweak);
-        assertBytes(again, c);
-        h.dispose();
-      }),
-      { numRuns: runs },
-    );
-  });
-}
-
-/** A wide-block cipher. */
-function wideBlock(c: Ctx): void {
-  wideBlockProperties(c, {
-    keys: keyArb,
-    make: c.make,
-    reference: (key, tweak, message) => refHctr2(key, tweak, message, false),
-    maxLength: 700,
-    runs: c.runs,
-  });
-}
-
-/** Sectors. */
+/** Large sector calls. */
 function sectors(c: Ctx): void {
   const { it, make } = c;
   it('large inputs: 2048 sectors of 512 bytes in one call, then a different count on the same cipher', () => {

@@ -4,7 +4,7 @@
 // (wideBlockProperties): diffusion over the whole message, sectors as messages one at a time.
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { assertBytes, backing, hex, placed, random, toHex } from './bytes.js';
+import { assertBytes, backing, hex, outside, placed, random, toHex } from './bytes.js';
 import type { Suite } from './suite.js';
 
 /** The API both wide-block packages give (`Hctr2`, `Adiantum`). */
@@ -203,26 +203,88 @@ export interface WideBlockProperties<K> {
   keys: fc.Arbitrary<K>;
   /** A fresh cipher for `k` (disposed by the suite). */
   make(k: K): WideBlock;
-  /** The package's independent reference: one message encrypted under a tweak, for the first sector's check. */
-  reference(k: K, tweak: Uint8Array, message: Uint8Array): Uint8Array;
-  /** The longest message of the bit-flip property. */
+  /** The package's independent model: one message encrypted (or decrypted, when `decrypt`) under a tweak. */
+  reference(k: K, tweak: Uint8Array, message: Uint8Array, decrypt: boolean): Uint8Array;
+  /** The longest message of the bit-flip property, and of the first property against the model. */
   maxLength: number;
+  /** Tweak lengths the first property against the model draws besides 0 to 40 bytes (`[32, 64, 300]`). */
+  longTweaks: number[];
   /** fast-check runs per property. */
   runs: number;
 }
 
 /**
- * The properties every tweakable wide-block cipher has (HCTR2, Adiantum, HPolyC): one flipped bit of the
- * message or of the tweak changes every 16-byte block of the ciphertext, and sectors (any size and count,
- * at odd offsets, in place or not, tweaks left as they were) are the messages one at a time, the first
- * checked against the reference, and decrypt back.
+ * The properties every tweakable wide-block cipher has (HCTR2, Adiantum, HPolyC), in a `describe` each:
+ * against the package's model (one message of any length and tweak length, at odd offsets, in place or
+ * not, both ways; random bytes decrypted and encrypted back); one flipped bit of the message or of the
+ * tweak changes every 16-byte block of the ciphertext; sectors (any size and count, at odd offsets, in
+ * place or not, tweaks left as they were) are the messages one at a time, and decrypt back.
  *
  * @example
  * ```ts
- * wideBlockProperties({ describe, it }, { keys: keyArb, make: (key) => newHctr2(key), reference: (key, t, m) => refHctr2(key, t, m, false), maxLength: 700, runs: 60 });
+ * wideBlockProperties({ describe, it }, {
+ *   keys: keyArb, make: (key) => newHctr2(key), reference: (key, t, m, d) => refHctr2(key, t, m, d),
+ *   maxLength: 1100, longTweaks: [32, 64, 300], runs: 60,
+ * });
  * ```
  */
-export function wideBlockProperties<K>({ it }: Suite, w: WideBlockProperties<K>): void {
+export function wideBlockProperties<K>({ describe, it }: Suite, w: WideBlockProperties<K>): void {
+  describe('against the model', () => againstModel(it, w));
+  describe('a wide-block cipher', () => diffusion(it, w));
+  describe('sectors', () => sectorsAsMessages(it, w));
+}
+
+function againstModel<K>(it: Suite['it'], w: WideBlockProperties<K>): void {
+  it('one message: any length ≥ 16, any tweak length, any offsets, in place or not, both ways', () => {
+    const arb = fc.tuple(
+      w.keys,
+      fc.oneof(fc.integer({ min: 16, max: 80 }), fc.integer({ min: 16, max: w.maxLength })),
+      fc.oneof(fc.integer({ min: 0, max: 40 }), fc.constantFrom(...w.longTweaks)),
+      fc.nat(15),
+      fc.nat(15),
+      fc.boolean(),
+    );
+    fc.assert(
+      fc.property(arb, ([k, length, tweakLength, so, dso, inPlace]) => {
+        const h = w.make(k);
+        const data = random(length);
+        const tweak = random(tweakLength);
+        const want = w.reference(k, tweak, data, false);
+        const src = placed(data, so);
+        const dst = inPlace ? src : placed(new Uint8Array(length), dso);
+        const around = outside(dst);
+        h.encrypt(dst, src, tweak);
+        assertBytes(dst, want, `${length} bytes, ${tweakLength}-byte tweak`);
+        assertBytes(outside(dst), around, 'wrote outside dst');
+        const back = inPlace ? dst : placed(new Uint8Array(length), so);
+        h.decrypt(back, dst, tweak);
+        assertBytes(back, data, 'decrypt');
+        h.dispose();
+      }),
+      { numRuns: w.runs * 2 },
+    );
+  });
+
+  it('decrypting random bytes agrees with the model, and encrypting them again gives them back', () => {
+    fc.assert(
+      fc.property(w.keys, fc.integer({ min: 16, max: 600 }), fc.nat(70), (k, length, tweakLength) => {
+        const h = w.make(k);
+        const c = random(length);
+        const tweak = random(tweakLength);
+        const p = new Uint8Array(length);
+        h.decrypt(p, c, tweak);
+        assertBytes(p, w.reference(k, tweak, c, true));
+        const again = new Uint8Array(length);
+        h.encrypt(again, p, tweak);
+        assertBytes(again, c);
+        h.dispose();
+      }),
+      { numRuns: w.runs },
+    );
+  });
+}
+
+function diffusion<K>(it: Suite['it'], w: WideBlockProperties<K>): void {
   it('one flipped bit of the plaintext, or of the tweak, changes every 16-byte block of the ciphertext', () => {
     const arb = fc.tuple(w.keys, fc.integer({ min: 16, max: w.maxLength }), fc.nat(), fc.boolean());
     fc.assert(
@@ -246,8 +308,10 @@ export function wideBlockProperties<K>({ it }: Suite, w: WideBlockProperties<K>)
       { numRuns: w.runs },
     );
   });
+}
 
-  it('sectors equal the messages one at a time: any sector size and count, offsets, in place or not', () => {
+function sectorsAsMessages<K>(it: Suite['it'], w: WideBlockProperties<K>): void {
+  it('equal the messages one at a time: any sector size and count, offsets, in place or not', () => {
     const arb = fc.record({
       k: w.keys,
       sectorSize: fc.oneof(
@@ -271,7 +335,7 @@ export function wideBlockProperties<K>({ it }: Suite, w: WideBlockProperties<K>)
           want.set(one, s * sectorSize);
         }
         if (sectors > 0) {
-          const first = w.reference(k, tweaks.subarray(0, 32), plain.subarray(0, sectorSize));
+          const first = w.reference(k, tweaks.subarray(0, 32), plain.subarray(0, sectorSize), false);
           assertBytes(want.subarray(0, sectorSize), first);
         }
         const src = placed(plain, so);
