@@ -12,26 +12,7 @@
  * checkBlocks('@x/my-mode', dst, src); // TypeError/RangeError '@x/my-mode: …' before anything is written
  * ```
  */
-export {
-  checkBlocks,
-  checkBytes,
-  checkDataUnit,
-  checkIv,
-  checkKey,
-  checkOptions,
-  checkSectors,
-  checkSide,
-  checkStream,
-  overlaps,
-} from './checks.js';
-export {
-  type AesBlockPrimitives,
-  type AesFastPaths,
-  type AesKernel,
-  type AesKeyedKernel,
-  type CtrCounter,
-  FAST_PATHS,
-  type FastPath,
-  type PolyvalKernel,
-} from './contract.js';
-export { ViewCache } from './views.js';
+export * from './checks.js';
+export * from './contract.js';
+export * from './load.js';
+export * from './views.js';

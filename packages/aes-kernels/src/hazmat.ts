@@ -7,16 +7,18 @@ import type { AesKernel, PolyvalKernel } from '@x/aes-kernel-contract';
 import { kernel as portable } from '@x/aes-portable';
 import { registry } from './all.js';
 
-// The contract's types, FAST_PATHS and ViewCache are `@x/aes-kernel-contract`'s, here for code written
-// against this subpath.
+// The contract's types, BlockBatch, FAST_PATHS, loadKey and ViewCache are `@x/aes-kernel-contract`'s, here
+// for code written against this subpath.
 export {
   type AesBlockPrimitives,
   type AesFastPaths,
   type AesKernel,
   type AesKeyedKernel,
+  BlockBatch,
   type CtrCounter,
   FAST_PATHS,
   type FastPath,
+  loadKey,
   type PolyvalKernel,
   ViewCache,
 } from '@x/aes-kernel-contract';

@@ -23,8 +23,10 @@ describe('what @x/aes-kernels re-exports from @x/aes-kernel-contract', () => {
     expect(own.sort()).toEqual(['checkOpenDst', 'checkSealDst']);
     for (const name of rules) expect(index[name]).toBe(contract[name]);
   });
-  it('./hazmat: FAST_PATHS and ViewCache', () => {
+  it('./hazmat: FAST_PATHS, ViewCache, BlockBatch and loadKey', () => {
     expect(hazmat.FAST_PATHS).toBe(contractNs.FAST_PATHS);
+    expect(hazmat.loadKey).toBe(contractNs.loadKey);
     expect(hazmat.ViewCache).toBe(contractNs.ViewCache);
+    expect(hazmat.BlockBatch).toBe(contractNs.BlockBatch);
   });
 });

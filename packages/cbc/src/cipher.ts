@@ -5,7 +5,7 @@
  */
 import { defineMode } from '@x/aes-kernels';
 import { checkBlocks, checkIv, checkSectors } from '@x/aes-kernels/checks';
-import type { AesKernel, AesKeyedKernel } from '@x/aes-kernels/hazmat';
+import { type AesKernel, type AesKeyedKernel, loadKey } from '@x/aes-kernels/hazmat';
 import { expandKey } from '@x/aes-keyschedule';
 import { CbcScratch, decryptSectors, encrypt, encryptSectors } from './generic.js';
 
@@ -61,12 +61,7 @@ class CbcCipher implements Cipher {
   readonly #scratch: CbcScratch;
 
   constructor(kernel: AesKernel, key: Uint8Array) {
-    const schedule = expandKey(key);
-    try {
-      this.#keyed = kernel.load(schedule);
-    } finally {
-      schedule.wipe();
-    }
+    this.#keyed = loadKey(kernel, expandKey(key));
     this.kernel = kernel.name;
     this.#scratch = new CbcScratch(kernel.parallelBlocks);
   }

@@ -4,29 +4,17 @@
  * sees the cipher's own scratch (no views of the caller's buffers, so nothing is allocated per call);
  * every byte of `src` is read before the same byte of `dst` is written, so in place works.
  */
-import type { AesBlockPrimitives } from '@x/aes-kernels/hazmat';
+import { type AesBlockPrimitives, BlockBatch } from '@x/aes-kernels/hazmat';
 
-/** The scratch a cipher owns for the generic paths. */
-export class CbcScratch {
-  /** Blocks per kernel call: a whole multiple of the kernel's `parallelBlocks`, at least 32. */
-  readonly blocks: number;
-  /** One batch of blocks. */
-  readonly batch: Uint8Array;
-  /** `views[m]` is the first m blocks of {@link batch}, made once so that calls allocate nothing. */
-  readonly views: Uint8Array[] = [];
+/** The scratch a cipher owns for the generic paths: a batch of blocks (`BlockBatch`), and CBC's chaining. */
+export class CbcScratch extends BlockBatch {
   /** The last ciphertext block of the previous batch, and of this one (CBC decryption in place). */
   readonly carry = new Uint8Array(16);
   readonly next = new Uint8Array(16);
 
-  constructor(parallelBlocks: number) {
-    this.blocks = parallelBlocks * Math.ceil(32 / parallelBlocks);
-    this.batch = new Uint8Array(16 * this.blocks);
-    for (let m = 0; m <= this.blocks; m++) this.views.push(this.batch.subarray(0, 16 * m));
-  }
-
   /** Zeroes everything a call left behind. */
-  wipe(): void {
-    this.batch.fill(0);
+  override wipe(): void {
+    super.wipe();
     this.carry.fill(0);
     this.next.fill(0);
   }

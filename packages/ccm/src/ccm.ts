@@ -26,7 +26,7 @@ import {
   defineMode,
 } from '@x/aes-kernels';
 import { checkBytes, overlaps } from '@x/aes-kernels/checks';
-import { type AesKernel, type AesKeyedKernel, ViewCache } from '@x/aes-kernels/hazmat';
+import { type AesKernel, type AesKeyedKernel, loadKey, ViewCache } from '@x/aes-kernels/hazmat';
 import { expandKey } from '@x/aes-keyschedule';
 import { CtrScratch, ctrXor } from '@x/ctr/hazmat';
 import { CbcMac, CHUNK } from './cbc-mac.js';
@@ -122,12 +122,7 @@ class CcmCipher implements Ccm {
   readonly #views = new ViewCache();
 
   constructor(kernel: AesKernel, key: Uint8Array, tagLength: number) {
-    const schedule = expandKey(key);
-    try {
-      this.#k = kernel.load(schedule);
-    } finally {
-      schedule.wipe();
-    }
+    this.#k = loadKey(kernel, expandKey(key));
     this.kernel = kernel.name;
     this.tagLength = tagLength;
     this.#ctr = new CtrScratch(kernel.parallelBlocks);

@@ -6,7 +6,7 @@
  */
 import { defineMode } from '@x/aes-kernels';
 import { checkIv, checkStream } from '@x/aes-kernels/checks';
-import type { AesKernel, AesKeyedKernel } from '@x/aes-kernels/hazmat';
+import { type AesKernel, type AesKeyedKernel, loadKey } from '@x/aes-kernels/hazmat';
 import { expandKey } from '@x/aes-keyschedule';
 import { ctrXor, CtrScratch } from './hazmat.js';
 
@@ -41,12 +41,7 @@ class CtrCipher implements Ctr {
   readonly #scratch: CtrScratch;
 
   constructor(kernel: AesKernel, key: Uint8Array) {
-    const schedule = expandKey(key);
-    try {
-      this.#k = kernel.load(schedule);
-    } finally {
-      schedule.wipe();
-    }
+    this.#k = loadKey(kernel, expandKey(key));
     this.kernel = kernel.name;
     this.#scratch = new CtrScratch(kernel.parallelBlocks);
   }

@@ -4,28 +4,19 @@
  * blocks), encrypted in one call, XORed into `dst`. The scratch is the cipher's: nothing is allocated per
  * call. Each byte of `src` is read before the same byte of `dst` is written, so in place works.
  */
-import type { AesBlockPrimitives, CtrCounter } from '@x/aes-kernels/hazmat';
+import { type AesBlockPrimitives, BlockBatch, type CtrCounter } from '@x/aes-kernels/hazmat';
 
-/** The scratch a CTR user (`@x/ctr`, `@x/gcm`, `@x/hctr2`) owns for the generic keystream. */
-export class CtrScratch {
-  /** Blocks per kernel call: a whole multiple of the kernel's `parallelBlocks`, at least 32. */
-  readonly blocks: number;
-  /** One batch of counter blocks, then of keystream. */
-  readonly batch: Uint8Array;
+/**
+ * The scratch a CTR user (`@x/ctr`, `@x/gcm`, `@x/hctr2`) owns for the generic keystream: a batch of
+ * blocks (`BlockBatch`: counter blocks, then keystream), and the counter.
+ */
+export class CtrScratch extends BlockBatch {
   /** The counter of the next block: the counter block itself (be128, be32), or j + 1 little-endian (xctr). */
   readonly counter = new Uint8Array(16);
-  /** `views[m]` is the first m blocks of {@link batch}, made once. */
-  readonly views: Uint8Array[] = [];
-
-  constructor(parallelBlocks: number) {
-    this.blocks = parallelBlocks * Math.ceil(32 / parallelBlocks);
-    this.batch = new Uint8Array(16 * this.blocks);
-    for (let m = 0; m <= this.blocks; m++) this.views.push(this.batch.subarray(0, 16 * m));
-  }
 
   /** Zeroes everything a call left behind. */
-  wipe(): void {
-    this.batch.fill(0);
+  override wipe(): void {
+    super.wipe();
     this.counter.fill(0);
   }
 }

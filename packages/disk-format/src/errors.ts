@@ -106,12 +106,61 @@ export class WrongVolumeKeyError extends WrongSecretError {
   override readonly code: DiskErrorCode = 'WRONG_VOLUME_KEY';
 }
 
-/** The classes of one format package's errors, made by {@link formatErrors}. */
+/**
+ * The classes of one format package's errors, made by {@link formatErrors}: the documentation of every
+ * format's error classes, written once here (a format package exports these under its own names, and says
+ * in its README what each means for its format). Messages start with the package's name (`@x/luks: `).
+ */
 export interface FormatErrors {
-  /** The package's base class (`LuksError`): every DiskError whose `format` is the package's is an instance. */
+  /**
+   * The package's base class (`LuksError`, `BitlockerError`, …): every DiskError whose `format` is the
+   * package's is an instance, its HeaderError, WrongPassphraseError and WrongVolumeKeyError included, and
+   * so is an error of the package's own that fits none of them (a volume without the secret's kind of
+   * keyslot or protector, a feature missing from this runtime).
+   *
+   * @example
+   * ```ts
+   * import { LuksError, openLuks } from '@x/luks';
+   * try { await openLuks(bytes, { passphrase }); } catch (e) { if (e instanceof LuksError) console.error(e.message); }
+   * ```
+   */
   readonly FormatError: typeof DiskError;
+  /**
+   * The image is not a volume of the format this package can read: no signature, a truncated or corrupt
+   * header (a checksum that does not match), metadata that breaks the format or points outside the image,
+   * a feature not supported, or a KDF cost above the limits (the message says which). A subclass of
+   * {@link HeaderError}.
+   *
+   * @example
+   * ```ts
+   * import { HeaderError, readHeader } from '@x/luks';
+   * await readHeader(new Uint8Array(100)).catch((e) => e instanceof HeaderError); // true: too short
+   * ```
+   */
   readonly HeaderError: typeof HeaderError;
+  /**
+   * No keyslot, protector or user of the volume opens with the passphrase given (a password, recovery
+   * password, startup key, keyfiles or PIM: the format's secrets): every one that could was tried, or the
+   * one asked for. The `x-disk` command exits with status 2 for it. A subclass of {@link WrongPassphraseError}.
+   *
+   * @example
+   * ```ts
+   * import { WrongPassphraseError, openLuks } from '@x/luks';
+   * await openLuks(image, { passphrase: 'guess' }).catch((e) => e instanceof WrongPassphraseError);
+   * ```
+   */
   readonly WrongPassphraseError: typeof WrongPassphraseError;
+  /**
+   * The raw volume key given is not the volume's: it does not match the header's digest, or the volume
+   * does not decrypt with it to what it must hold (a boot sector, a file system). The `x-disk` command exits
+   * with status 2. A subclass of {@link WrongVolumeKeyError}.
+   *
+   * @example
+   * ```ts
+   * import { WrongVolumeKeyError, openLuks } from '@x/luks';
+   * await openLuks(image, { volumeKey: new Uint8Array(64) }).catch((e) => e instanceof WrongVolumeKeyError);
+   * ```
+   */
   readonly WrongVolumeKeyError: typeof WrongVolumeKeyError;
 }
 
@@ -122,9 +171,9 @@ export interface FormatErrors {
  *
  * @example
  * ```ts
- * const errors = formatErrors('luks', 'LuksError');
- * export const LuksError = errors.FormatError;
- * export type LuksError = DiskError;
+ * export const errors = formatErrors('luks', 'LuksError');
+ * export const { FormatError: LuksError, HeaderError, WrongPassphraseError, WrongVolumeKeyError } = errors;
+ * export type LuksError = DiskError; // and HeaderError … as the types of @x/disk-format's classes
  * ```
  */
 export function formatErrors(format: string, name: string): FormatErrors {

@@ -19,7 +19,7 @@ import {
   defineMode,
 } from '@x/aes-kernels';
 import { checkBytes, checkSide, checkStream, overlaps } from '@x/aes-kernels/checks';
-import { type AesKernel, type AesKeyedKernel, polyvalOn, ViewCache } from '@x/aes-kernels/hazmat';
+import { type AesKernel, type AesKeyedKernel, loadKey, polyvalOn, ViewCache } from '@x/aes-kernels/hazmat';
 import { expandKey } from '@x/aes-keyschedule';
 import { CtrScratch, ctrXor } from '@x/ctr/hazmat';
 import { Ghash, polyvalKeyOfGhash, STAGE_BYTES, writeLengths } from './ghash.js';
@@ -109,13 +109,7 @@ class GcmCipher implements Gcm {
   readonly #views = new ViewCache();
 
   constructor(kernel: AesKernel, key: Uint8Array, tagLength: number) {
-    const schedule = expandKey(key);
-    let k: AesKeyedKernel;
-    try {
-      k = kernel.load(schedule);
-    } finally {
-      schedule.wipe();
-    }
+    const k = loadKey(kernel, expandKey(key));
     // H = E_K(0^128) (§6.4), and the POLYVAL key that computes GHASH_H (RFC 8452 Appendix A).
     const h = new Uint8Array(16);
     const polyvalKey = new Uint8Array(16);

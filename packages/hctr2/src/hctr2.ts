@@ -26,7 +26,7 @@
  */
 import { defineMode } from '@x/aes-kernels';
 import { checkBlocks, checkDataUnit, checkSectors, checkSide } from '@x/aes-kernels/checks';
-import { type AesKernel, type AesKeyedKernel, type PolyvalKernel, ViewCache } from '@x/aes-kernels/hazmat';
+import { type AesKernel, type AesKeyedKernel, loadKey, type PolyvalKernel, ViewCache } from '@x/aes-kernels/hazmat';
 import { expandKey } from '@x/aes-keyschedule';
 import { CtrScratch, ctrXor } from '@x/ctr/hazmat';
 import { Hctr2Hash, SECTOR_TWEAK_BYTES } from './hash.js';
@@ -91,13 +91,7 @@ class Hctr2Cipher implements Hctr2 {
   readonly #fast: PolyvalKernel | undefined;
 
   constructor(kernel: AesKernel, key: Uint8Array, loadPolyval: PolyvalLoader) {
-    const schedule = expandKey(key);
-    let k: AesKeyedKernel;
-    try {
-      k = kernel.load(schedule);
-    } finally {
-      schedule.wipe();
-    }
+    const k = loadKey(kernel, expandKey(key));
     this.#k = k;
     // hbar = E_K(bin(0)) and L = E_K(bin(1)) in one call.
     const hl = new Uint8Array(32);

@@ -11,16 +11,14 @@ import fc from 'fast-check';
 import { newHctr2, type Hctr2 } from '@x/hctr2';
 import {
   assertBytes,
-  backing,
   hex,
-  outside,
-  placed,
   random,
   refHctr2,
   type Suite,
   toHex,
   wideBlockInputRules,
   wideBlockKnownAnswer,
+  wideBlockProperties,
 } from '@x/testkit';
 
 /** What the suite runs on: ciphers from `make`, whose `kernel` must say `name`. */
@@ -94,11 +92,20 @@ export function hctr2Conformance(target: Hctr2Target, { describe, it }: Suite, o
 
     describe('known answers', () => knownAnswers(c));
 
-    describe('against an independent model (refHctr2 of @x/testkit)', () => againstModel(c));
+    // Against the independent model (refHctr2 of @x/testkit), diffusion, sectors: the wide-block suite.
+    wideBlockProperties(
+      { describe, it },
+      {
+        keys: keyArb,
+        make,
+        reference: (key, tweak, message, decrypt) => refHctr2(key, tweak, message, decrypt),
+        maxLength: 1100,
+        longTweaks: [32, 64, 300],
+        runs: c.runs,
+      },
+    );
 
-    describe('a wide-block cipher', () => wideBlock(c));
-
-    describe('sectors', () => sectors(c));
+    describe('large sector calls', () => sectors(c));
 
     if (options.inputRules === false) return;
 
@@ -144,133 +151,9 @@ function knownAnswers(c: Ctx): void {
   });
 }
 
-/** Against an independent model (refHctr2 of @x/testkit). */
-function againstModel(c: Ctx): void {
-  const { it, runs, make } = c;
-  it('one message: any length ≥ 16, any tweak length, any offsets, in place or not, both ways', () => {
-    fc.assert(
-      fc.property(
-        keyArb,
-        fc.oneof(fc.integer({ min: 16, max: 80 }), fc.integer({ min: 16, max: 1100 })),
-        fc.oneof(fc.integer({ min: 0, max: 40 }), fc.constantFrom(32, 64, 300)),
-        fc.nat(15),
-        fc.nat(15),
-        fc.boolean(),
-        (key, length, tweakLength, so, dso, inPlace) => {
-          const h = make(key);
-          const data = random(length);
-          const tweak = random(tweakLength);
-          const want = refHctr2(key, tweak, data, false);
-          const src = placed(data, so);
-          const dst = inPlace ? src : placed(new Uint8Array(length), dso);
-          const around = outside(dst);
-          h.encrypt(dst, src, tweak);
-          assertBytes(dst, want, `${length} bytes, ${tweakLength}-byte tweak`);
-          assertBytes(outside(dst), around, 'wrote outside dst');
-          const back = inPlace ? dst : placed(new Uint8Array(length), so);
-          h.decrypt(back, dst, tweak);
-          assertBytes(back, data, 'decrypt');
-          h.dispose();
-        },
-      ),
-      { numRuns: runs * 2 },
-    );
-  });
-
-  it('decrypting random bytes and encrypting them again gives them back; decrypt agrees with the model', () => {
-    fc.assert(
-      fc.property(keyArb, fc.integer({ min: 16, max: 600 }), fc.nat(70), (key, length, tweakLength) => {
-        const h = make(key);
-        const c = random(length);
-        const tweak = random(tweakLength);
-        const p = new Uint8Array(length);
-        h.decrypt(p, c, tweak);
-        assertBytes(p, refHctr2(key, tweak, c, true));
-        const again = new Uint8Array(length);
-        h.encrypt(again, p, tweak);
-        assertBytes(again, c);
-        h.dispose();
-      }),
-      { numRuns: runs },
-    );
-  });
-}
-
-/** A wide-block cipher. */
-function wideBlock(c: Ctx): void {
-  const { it, runs, make } = c;
-  it('one flipped bit of the plaintext, or of the tweak, changes every 16-byte block of the ciphertext', () => {
-    fc.assert(
-      fc.property(keyArb, fc.integer({ min: 16, max: 700 }), fc.nat(), fc.boolean(), (key, length, where, inTweak) => {
-        const h = make(key);
-        const p = random(length);
-        const tweak = random(32);
-        const c = new Uint8Array(length);
-        h.encrypt(c, p, tweak);
-        const bit = where % (8 * (inTweak ? 32 : length));
-        (inTweak ? tweak : p)[bit >>> 3] ^= 1 << (bit & 7);
-        const c2 = new Uint8Array(length);
-        h.encrypt(c2, p, tweak);
-        // Every block changes; a partial last block of b bytes stays the same with probability
-        // 2^-8b, so it is checked only from 8 bytes up (a false failure once in 2^64).
-        for (let o = 0; o + 8 <= length; o += 16) {
-          const a = toHex(c.subarray(o, o + 16));
-          assert.notEqual(a, toHex(c2.subarray(o, o + 16)), `block at ${o} unchanged (bit ${bit})`);
-        }
-        h.dispose();
-      }),
-      { numRuns: runs },
-    );
-  });
-}
-
-/** Sectors. */
+/** Large sector calls. */
 function sectors(c: Ctx): void {
-  const { it, runs, make } = c;
-  it('equal the sectors one message at a time: any sector size and count, offsets, in place or not', () => {
-    const arb = fc.record({
-      key: keyArb,
-      sectorSize: fc.oneof(
-        fc.integer({ min: 1, max: 40 }).map((n) => 16 * n),
-        fc.constantFrom(512, 4096),
-      ),
-      sectors: fc.integer({ min: 0, max: 12 }),
-      so: fc.nat(15),
-      dso: fc.nat(15),
-      inPlace: fc.boolean(),
-    });
-    fc.assert(
-      fc.property(arb, ({ key, sectorSize, sectors, so, dso, inPlace }) => {
-        const h = make(key);
-        const plain = random(sectors * sectorSize);
-        const tweaks = random(32 * sectors);
-        const want = new Uint8Array(plain.length);
-        for (let s = 0; s < sectors; s++) {
-          const one = new Uint8Array(sectorSize);
-          h.encrypt(one, plain.subarray(s * sectorSize, (s + 1) * sectorSize), tweaks.subarray(32 * s, 32 * s + 32));
-          want.set(one, s * sectorSize);
-        }
-        if (sectors > 0) {
-          assertBytes(
-            want.subarray(0, sectorSize),
-            refHctr2(key, tweaks.subarray(0, 32), plain.subarray(0, sectorSize), false),
-          );
-        }
-        const src = placed(plain, so);
-        const dst = inPlace ? src : placed(new Uint8Array(plain.length), dso);
-        const tweaksBefore = backing(tweaks);
-        h.encryptSectors(dst, src, sectorSize, tweaks);
-        assertBytes(dst, want, `${sectors} × ${sectorSize}`);
-        assertBytes(backing(tweaks), tweaksBefore, 'tweaks changed');
-        const back = inPlace ? dst : placed(new Uint8Array(plain.length), so);
-        h.decryptSectors(back, dst, sectorSize, tweaks);
-        assertBytes(back, plain);
-        h.dispose();
-      }),
-      { numRuns: runs },
-    );
-  });
-
+  const { it, make } = c;
   it('large inputs: 2048 sectors of 512 bytes in one call, then a different count on the same cipher', () => {
     for (const n of [16, 32]) {
       const key = random(n);

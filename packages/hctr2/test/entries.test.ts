@@ -1,30 +1,22 @@
 /**
  * `@x/hctr2/portable` leaves WebAssembly out of a browser bundle, and gives the same bytes as `@x/hctr2`
- * ({@link portableEntryTests} of `@x/testkit`, which every mode package with a portable entry runs).
+ * ({@link modeEntryTests} of `@x/testkit`, which every mode package with a portable entry runs).
  */
-import { portableEntryTests } from '@x/testkit';
+import { modeEntryTests } from '@x/testkit';
 import { describe, it } from 'vitest';
 import { newHctr2 } from '../src/index.js';
 import { kernels, newHctr2 as newPortable } from '../src/portable.js';
 
-const key = new Uint8Array(32).map((_, i) => i * 7 + 1);
-const tweaks = new Uint8Array(64).map((_, i) => i);
-const src = new Uint8Array(1024).map((_, i) => i * 13);
-
-portableEntryTests(
+modeEntryTests(
   { describe, it },
   {
     package: '@x/hctr2',
     dir: import.meta.dirname,
     kernels,
-    same() {
-      const p = newPortable(key);
-      const portable = new Uint8Array(1024),
-        best = new Uint8Array(1024);
-      p.encryptSectors(portable, src, 512, tweaks);
-      newHctr2(key).encryptSectors(best, src, 512, tweaks);
-      return [{ kernel: p.kernel, portable, best }];
-    },
-    forceWasm: () => newPortable(key, { kernel: 'wasm-simd128' }),
+    best: newHctr2,
+    portable: newPortable,
+    keyLength: 32,
+    ivLength: 64,
+    run: (c, dst, src, tweaks) => c.encryptSectors(dst, src, 512, tweaks),
   },
 );

@@ -8,32 +8,19 @@
  * scratch the cipher owns (nothing allocated per call). Each block is read before it is written, so in
  * place works.
  */
-import type { AesBlockPrimitives } from '@x/aes-kernels/hazmat';
+import { type AesBlockPrimitives, BlockBatch } from '@x/aes-kernels/hazmat';
 import { type LrwTables, trailingOnes, word } from './gf128.js';
 
-/** The scratch an LRW cipher owns. */
-export class LrwScratch {
-  /** Blocks per kernel call: a whole multiple of the kernel's `parallelBlocks`, at least 32. */
-  readonly blocks: number;
-  /** One batch of blocks, P ⊕ T going in. */
-  readonly batch: Uint8Array;
-  /** The T of each block of the batch. */
-  readonly tweaks: Uint8Array;
-  /** `views[m]` is the first m blocks of {@link batch}, made once. */
-  readonly views: Uint8Array[] = [];
+/** The scratch an LRW cipher owns: a batch of blocks (`BlockBatch`), their T, and the T carried on. */
+export class LrwScratch extends BlockBatch {
+  /** The T of each block of the batch (the batch holds P ⊕ T going in). */
+  readonly tweaks = new Uint8Array(16 * this.blocks);
   /** T of the next block (four words, big-endian order), carried from unit to unit. */
   readonly t = new Int32Array(4);
 
-  constructor(parallelBlocks: number) {
-    this.blocks = parallelBlocks * Math.ceil(32 / parallelBlocks);
-    this.batch = new Uint8Array(16 * this.blocks);
-    this.tweaks = new Uint8Array(16 * this.blocks);
-    for (let m = 0; m <= this.blocks; m++) this.views.push(this.batch.subarray(0, 16 * m));
-  }
-
   /** Zeroes everything a call left behind. */
-  wipe(): void {
-    this.batch.fill(0);
+  override wipe(): void {
+    super.wipe();
     this.tweaks.fill(0);
     this.t.fill(0);
   }

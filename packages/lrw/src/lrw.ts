@@ -10,7 +10,7 @@
  */
 import { defineMode } from '@x/aes-kernels';
 import { checkBlocks, checkBytes, checkIv, checkSectors } from '@x/aes-kernels/checks';
-import type { AesKernel, AesKeyedKernel } from '@x/aes-kernels/hazmat';
+import { type AesKernel, type AesKeyedKernel, loadKey } from '@x/aes-kernels/hazmat';
 import { expandKey } from '@x/aes-keyschedule';
 import { LrwScratch, lrwBlocks } from './blocks.js';
 import { LrwTables } from './gf128.js';
@@ -49,12 +49,7 @@ class LrwCipher implements Lrw {
   readonly #scratch: LrwScratch;
 
   constructor(kernel: AesKernel, key: Uint8Array) {
-    const k1 = expandKey(key.subarray(0, key.length - 16));
-    try {
-      this.#data = kernel.load(k1);
-    } finally {
-      k1.wipe();
-    }
+    this.#data = loadKey(kernel, expandKey(key.subarray(0, key.length - 16)));
     this.#tables = new LrwTables(key, key.length - 16);
     this.kernel = kernel.name;
     this.#scratch = new LrwScratch(kernel.parallelBlocks);

@@ -1,8 +1,8 @@
 // LRW-AES by its definition, slowly and plainly, for the property tests: every block's T = K2 ⊗ (I + j)
 // computed from scratch with bigint arithmetic (carry-less multiplication, then reduction by
 // x^128 + x^7 + x^2 + x + 1; a block is a big-endian number whose bit i is the coefficient of x^i), and
-// AES-ECB from node:crypto (@x/testkit's refEcb). Nothing here shares code with src/.
-import { refEcb } from '@x/testkit';
+// AES-ECB from node:crypto (@x/testkit's refEcb), sectors by @x/testkit's refSectors. Nothing here shares code with src/.
+import { refEcb, refSectors } from '@x/testkit';
 
 const MASK128 = (1n << 128n) - 1n;
 
@@ -47,18 +47,6 @@ export function refLrw(encrypt: boolean, key: Uint8Array, data: Uint8Array, iv: 
   return out;
 }
 
-/** LRW of sectors of `sectorSize` bytes, sector s starting at the index `ivs[16s .. 16s+16)`. */
-export function refLrwSectors(
-  encrypt: boolean,
-  key: Uint8Array,
-  data: Uint8Array,
-  sectorSize: number,
-  ivs: Uint8Array,
-): Uint8Array {
-  const out = new Uint8Array(data.length);
-  for (let s = 0; s * sectorSize < data.length; s++) {
-    const at = s * sectorSize;
-    out.set(refLrw(encrypt, key, data.subarray(at, at + sectorSize), ivs.subarray(16 * s, 16 * s + 16)), at);
-  }
-  return out;
-}
+/** LRW of sectors of `size` bytes, sector s starting at the index `ivs[16s .. 16s+16)`. */
+export const refLrwSectors = (encrypt: boolean, key: Uint8Array, data: Uint8Array, size: number, ivs: Uint8Array) =>
+  refSectors(data, size, ivs, (unit, iv) => refLrw(encrypt, key, unit, iv));

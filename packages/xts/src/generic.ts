@@ -4,29 +4,16 @@
  * on scratch the cipher owns (nothing allocated per call). Each block is read before it is written, so
  * in place works.
  */
-import type { AesBlockPrimitives } from '@x/aes-kernels/hazmat';
+import { type AesBlockPrimitives, BlockBatch } from '@x/aes-kernels/hazmat';
 
-/** The scratch an XTS cipher owns for the generic path. */
-export class XtsScratch {
-  /** Blocks per kernel call: a whole multiple of the kernel's `parallelBlocks`, at least 32. */
-  readonly blocks: number;
-  /** One batch of blocks, P ^ T·α^j going in. */
-  readonly batch: Uint8Array;
-  /** The tweak T·α^j of each block of the batch. */
-  readonly tweaks: Uint8Array;
-  /** `views[m]` is the first m blocks of {@link batch}, made once. */
-  readonly views: Uint8Array[] = [];
-
-  constructor(parallelBlocks: number) {
-    this.blocks = parallelBlocks * Math.ceil(32 / parallelBlocks);
-    this.batch = new Uint8Array(16 * this.blocks);
-    this.tweaks = new Uint8Array(16 * this.blocks);
-    for (let m = 0; m <= this.blocks; m++) this.views.push(this.batch.subarray(0, 16 * m));
-  }
+/** The scratch an XTS cipher owns for the generic path: a batch of blocks (`BlockBatch`), and their tweaks. */
+export class XtsScratch extends BlockBatch {
+  /** The tweak T·α^j of each block of the batch (the batch holds P ^ T·α^j going in). */
+  readonly tweaks = new Uint8Array(16 * this.blocks);
 
   /** Zeroes everything a call left behind. */
-  wipe(): void {
-    this.batch.fill(0);
+  override wipe(): void {
+    super.wipe();
     this.tweaks.fill(0);
   }
 }

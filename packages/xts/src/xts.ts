@@ -10,7 +10,7 @@
  */
 import { defineMode } from '@x/aes-kernels';
 import { checkBlocks, checkBytes, checkDataUnit, checkIv, checkSectors } from '@x/aes-kernels/checks';
-import type { AesKernel, AesKeyedKernel } from '@x/aes-kernels/hazmat';
+import { type AesKernel, type AesKeyedKernel, loadKey } from '@x/aes-kernels/hazmat';
 import { expandKey } from '@x/aes-keyschedule';
 import { mulAlpha, xtsBlocks, XtsScratch } from './generic.js';
 
@@ -67,15 +67,8 @@ class XtsCipher implements Xts {
 
   constructor(kernel: AesKernel, key: Uint8Array) {
     const half = key.length >>> 1;
-    const k1 = expandKey(key.subarray(0, half));
-    const k2 = expandKey(key.subarray(half));
-    try {
-      this.#data = kernel.load(k1);
-      this.#tweak = kernel.load(k2);
-    } finally {
-      k1.wipe();
-      k2.wipe();
-    }
+    this.#data = loadKey(kernel, expandKey(key.subarray(0, half)));
+    this.#tweak = loadKey(kernel, expandKey(key.subarray(half)));
     this.kernel = kernel.name;
     this.#scratch = new XtsScratch(kernel.parallelBlocks);
   }

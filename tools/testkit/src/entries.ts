@@ -62,3 +62,62 @@ export function portableEntryTests({ describe, it }: Suite, entry: PortableEntry
     });
   });
 }
+
+/**
+ * A mode package's two entries by their constructors, for {@link modeEntryTests}: what differs between the
+ * mode packages (the package, its constructors, its key and IV lengths, the call), the rest is the suite's.
+ */
+export interface ModeEntries<C extends { readonly kernel: string }> {
+  /** The package: `'@x/xts'`. */
+  package: string;
+  /** Where the bundler resolves the package from: the test's `import.meta.dirname`. */
+  dir: string;
+  /** The portable entry's `kernels()`. */
+  kernels(): string[];
+  /** The package's constructor (`newXts` of `@x/xts`) and its portable entry's (of `@x/xts/portable`). */
+  best(key: Uint8Array): C;
+  portable(key: Uint8Array, options?: { kernel?: string }): C;
+  /** The key's length in bytes, and the `iv` handed to {@link run} (IVs, tweaks or a nonce). */
+  keyLength: number;
+  ivLength: number;
+  /** Bytes `run` writes to `dst` beyond the 1024 of `src` (an AEAD's tag). */
+  extra?: number;
+  /** One call of the cipher: `src` is 1024 bytes, `dst` 1024 + extra. */
+  run(cipher: C, dst: Uint8Array, src: Uint8Array, iv: Uint8Array): void;
+}
+
+/** `n` bytes whose byte i is `i * mul + add` (mod 256): fixed inputs, different for key, IV and data. */
+const pattern = (n: number, mul: number, add: number) => new Uint8Array(n).map((_, i) => i * mul + add);
+
+/**
+ * {@link portableEntryTests} of a mode package with one constructor in each entry: the same key, IV and
+ * 1024 bytes of data through both, and the portable constructor asked for the WebAssembly kernel.
+ *
+ * @example
+ * ```ts
+ * modeEntryTests({ describe, it }, {
+ *   package: '@x/xts', dir: import.meta.dirname, kernels, best: newXts, portable: newPortable,
+ *   keyLength: 64, ivLength: 32, run: (c, dst, src, tweaks) => c.encryptSectors(dst, src, 512, tweaks),
+ * });
+ * ```
+ */
+export function modeEntryTests<C extends { readonly kernel: string }>(suite: Suite, entries: ModeEntries<C>): void {
+  const key = pattern(entries.keyLength, 7, 1);
+  const iv = pattern(entries.ivLength, 1, 0);
+  const src = pattern(1024, 13, 0);
+  const out = 1024 + (entries.extra ?? 0);
+  portableEntryTests(suite, {
+    package: entries.package,
+    dir: entries.dir,
+    kernels: entries.kernels,
+    same() {
+      const p = entries.portable(key);
+      const portable = new Uint8Array(out),
+        best = new Uint8Array(out);
+      entries.run(p, portable, src, iv);
+      entries.run(entries.best(key), best, src, iv);
+      return [{ kernel: p.kernel, portable, best }];
+    },
+    forceWasm: () => entries.portable(key, { kernel: 'wasm-simd128' }),
+  });
+}

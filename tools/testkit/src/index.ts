@@ -32,7 +32,7 @@ export {
 export { testedKernels } from './kernels.js';
 export { assertBytes, backing, hex, outside, placed, random, toHex } from './bytes.js';
 export { dmCryptIv } from './dm-iv.js';
-export { type PortableEntry, portableEntryTests } from './entries.js';
+export { type ModeEntries, modeEntryTests, type PortableEntry, portableEntryTests } from './entries.js';
 export { refHbsh, refHChaCha, refPoly1305H, refXChaCha } from './hbsh.js';
 export { kernelConformance, type KernelSuiteOptions } from './kernel-suite.js';
 export {
@@ -46,6 +46,7 @@ export {
   refEcb,
   refHctr2,
   refPolyval,
+  refSectors,
   refXctr,
   refXts,
   refXtsBlocks,
@@ -58,7 +59,13 @@ export {
   streamInputRules,
 } from './stream-suite.js';
 export type { Suite } from './suite.js';
-export { type WideBlock, wideBlockInputRules, wideBlockKnownAnswer } from './wide-block-rules.js';
+export {
+  type WideBlock,
+  type WideBlockProperties,
+  wideBlockInputRules,
+  wideBlockKnownAnswer,
+  wideBlockProperties,
+} from './wide-block-rules.js';
 export {
   FIPS197,
   FIPS197_PLAINTEXT,

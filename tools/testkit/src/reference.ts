@@ -51,10 +51,28 @@ export function refCbcSectors(
   sectorSize: number,
   ivs: Uint8Array,
 ): Uint8Array {
+  return refSectors(data, sectorSize, ivs, (unit, iv) => refCbc(encrypt, key, unit, iv));
+}
+
+/**
+ * A reference of one data unit applied to sectors of `sectorSize` bytes, sector s with the 16-byte IV
+ * `ivs[16s .. 16s+16)` (ivs may be longer): the sector form of any single-unit reference.
+ *
+ * @example
+ * ```ts
+ * const want = refSectors(disk, 512, ivs, (unit, iv) => refLrw(true, key, unit, iv));
+ * ```
+ */
+export function refSectors(
+  data: Uint8Array,
+  sectorSize: number,
+  ivs: Uint8Array,
+  unit: (data: Uint8Array, iv: Uint8Array) => Uint8Array,
+): Uint8Array {
   const out = new Uint8Array(data.length);
   for (let s = 0; s * sectorSize < data.length; s++) {
     const at = s * sectorSize;
-    out.set(refCbc(encrypt, key, data.subarray(at, at + sectorSize), ivs.subarray(16 * s, 16 * s + 16)), at);
+    out.set(unit(data.subarray(at, at + sectorSize), ivs.subarray(16 * s, 16 * s + 16)), at);
   }
   return out;
 }
