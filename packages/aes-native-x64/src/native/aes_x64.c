@@ -120,6 +120,8 @@ static int cpu_has_vaes(void) {
   return (b & CPUID7_EBX_AVX2) && (c & CPUID7_ECX_VAES) && (c & CPUID7_ECX_VPCLMULQDQ);
 }
 
+#include "hbsh_x64.h"
+
 /* ---------------------------------------------------------------------------------------------------- */
 /* xmm building blocks (used by the aesni path, and by the vaes path for single blocks)                  */
 /* ---------------------------------------------------------------------------------------------------- */
@@ -1081,6 +1083,7 @@ CTR_KINDS(vaes, VAES_TARGET, 14, ZEROUPPER)
       P##_ctr_entry,                                                                                              \
       x64_polyval_init,                                                                                           \
       POLYVAL_UPDATE,                                                                                             \
+      &x64_hbsh_avx2,                                                                                             \
   };
 
 ENTRY_POINTS(aesni, x64_polyval_update_clmul)
