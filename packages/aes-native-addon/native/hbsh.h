@@ -105,54 +105,50 @@ static const aes_native_hbsh *hbsh_ops(const aes_native_path *path) {
   return path->hbsh != NULL && path->hbsh->available() ? path->hbsh : &hbsh_portable;
 }
 
-/* --- Poly1305's polynomial (RFC 8439 §2.5) on 44/44/42-bit limbs: h = (h + c + pad)·r mod 2^130 − 5. --- */
+/*
+ * --- Poly1305's polynomial (RFC 8439 §2.5) in radix 2^64: h = h0 + 2^64·h1 + 2^128·h2 (h2 a few bits),
+ * h = (h + c + pad)·r mod 2^130 − 5, partly reduced. With r = r0 + 2^64·r1 and r1 a multiple of 4 (the
+ * clamp), 2^128·r1 = 2^130·(r1/4) ≡ 5·(r1/4) = s1: the products above 2^128 fold back as multiples of s1.
+ */
 
-#define HBSH_M44 0xfffffffffffULL
-#define HBSH_M42 0x3ffffffffffULL
-/* 2^128 in the top limb (bit 128 − 88). */
-#define HBSH_HIBIT (1ULL << 40)
+/* 2^128 in h2. */
+#define HBSH_HIBIT 1ULL
 
-/* A clamped key r as limbs, and 20·r1, 20·r2 (2^132 ≡ 20 mod 2^130 − 5, 4·5) for the wrapped products. */
+/* A clamped key r as two words, and s1 = r1 + r1/4. */
 typedef struct {
-  uint64_t r0, r1, r2, s1, s2;
+  uint64_t r0, r1, s1;
 } hbsh_poly_key;
 
 static void hbsh_poly_key_init(hbsh_poly_key *k, const uint8_t r[16]) {
-  const uint64_t t0 = hbsh_le64(r), t1 = hbsh_le64(r + 8);
-  /* The clamp of RFC 8439 §2.5.1 (r &= 0x0ffffffc0ffffffc0ffffffc0fffffff), folded into the limb split. */
-  k->r0 = t0 & 0xffc0fffffffULL;
-  k->r1 = ((t0 >> 44) | (t1 << 20)) & 0xfffffc0ffffULL;
-  k->r2 = (t1 >> 24) & 0x00ffffffc0fULL;
-  k->s1 = k->r1 * 20;
-  k->s2 = k->r2 * 20;
+  /* The clamp of RFC 8439 §2.5.1: r &= 0x0ffffffc0ffffffc0ffffffc0fffffff. */
+  k->r0 = hbsh_le64(r) & 0x0ffffffc0fffffffULL;
+  k->r1 = hbsh_le64(r + 8) & 0x0ffffffc0ffffffcULL;
+  k->s1 = k->r1 + (k->r1 >> 2);
 }
 
 typedef unsigned __int128 hbsh_u128;
 
-/* `blocks` 16-byte blocks of m into h, each + hibit (HBSH_HIBIT for whole blocks, 0 for a padded one). */
+/* `blocks` 16-byte blocks of m into h, each + hibit·2^128 (HBSH_HIBIT for whole blocks, 0 for a padded one). */
 static void hbsh_poly_blocks(uint64_t h[3], const hbsh_poly_key *k, const uint8_t *m, size_t blocks, uint64_t hibit) {
   uint64_t h0 = h[0], h1 = h[1], h2 = h[2];
-  const uint64_t r0 = k->r0, r1 = k->r1, r2 = k->r2, s1 = k->s1, s2 = k->s2;
+  const uint64_t r0 = k->r0, r1 = k->r1, s1 = k->s1;
   for (size_t b = 0; b < blocks; b++, m += 16) {
-    const uint64_t t0 = hbsh_le64(m), t1 = hbsh_le64(m + 8);
-    h0 += t0 & HBSH_M44;
-    h1 += ((t0 >> 44) | (t1 << 20)) & HBSH_M44;
-    h2 += ((t1 >> 24) & HBSH_M42) | hibit;
-    const hbsh_u128 d0 = (hbsh_u128)h0 * r0 + (hbsh_u128)h1 * s2 + (hbsh_u128)h2 * s1;
-    hbsh_u128 d1 = (hbsh_u128)h0 * r1 + (hbsh_u128)h1 * r0 + (hbsh_u128)h2 * s2;
-    hbsh_u128 d2 = (hbsh_u128)h0 * r2 + (hbsh_u128)h1 * r1 + (hbsh_u128)h2 * r0;
-    uint64_t c = (uint64_t)(d0 >> 44);
-    h0 = (uint64_t)d0 & HBSH_M44;
-    d1 += c;
-    c = (uint64_t)(d1 >> 44);
-    h1 = (uint64_t)d1 & HBSH_M44;
-    d2 += c;
-    c = (uint64_t)(d2 >> 42);
-    h2 = (uint64_t)d2 & HBSH_M42;
-    h0 += c * 5;
-    c = h0 >> 44;
-    h0 &= HBSH_M44;
-    h1 += c;
+    hbsh_u128 t = (hbsh_u128)h0 + hbsh_le64(m);
+    h0 = (uint64_t)t;
+    t = (hbsh_u128)h1 + hbsh_le64(m + 8) + (uint64_t)(t >> 64);
+    h1 = (uint64_t)t;
+    h2 += (uint64_t)(t >> 64) + hibit;
+    /* h·r: d0 + 2^64·d1 + 2^128·d2, the terms at 2^128 and 2^192 of h1·r1, h2·r1 folded by s1. */
+    const hbsh_u128 d0 = (hbsh_u128)h0 * r0 + (hbsh_u128)h1 * s1;
+    const hbsh_u128 d1 = (hbsh_u128)h0 * r1 + (hbsh_u128)h1 * r0 + (hbsh_u128)h2 * s1 + (uint64_t)(d0 >> 64);
+    const uint64_t d2 = h2 * r0 + (uint64_t)(d1 >> 64);
+    /* 2^128·d2 = 2^130·(d2 >> 2) + 2^128·(d2 & 3), and 2^130 ≡ 5: add 5·(d2 >> 2) = (d2 & ~3) + (d2 >> 2). */
+    const uint64_t c = (d2 & ~3ULL) + (d2 >> 2);
+    t = (hbsh_u128)(uint64_t)d0 + c;
+    h0 = (uint64_t)t;
+    t = (hbsh_u128)(uint64_t)d1 + (uint64_t)(t >> 64);
+    h1 = (uint64_t)t;
+    h2 = (d2 & 3) + (uint64_t)(t >> 64);
   }
   h[0] = h0;
   h[1] = h1;
@@ -173,25 +169,21 @@ static void hbsh_poly_bytes(uint64_t h[3], const hbsh_poly_key *k, const uint8_t
 
 /* h fully reduced mod 2^130 − 5, its low 128 bits as two words; the choice by a mask, not a branch. */
 static void hbsh_poly_emit(const uint64_t hin[3], uint64_t out[2]) {
-  uint64_t h0 = hin[0], h1 = hin[1], h2 = hin[2], c;
-  for (int pass = 0; pass < 2; pass++) {
-    c = h0 >> 44, h0 &= HBSH_M44, h1 += c;
-    c = h1 >> 44, h1 &= HBSH_M44, h2 += c;
-    c = h2 >> 42, h2 &= HBSH_M42, h0 += c * 5;
-  }
-  c = h0 >> 44, h0 &= HBSH_M44, h1 += c;
-  /* g = h + 5 − 2^130: h ≥ p exactly when g does not borrow. */
-  uint64_t g0 = h0 + 5;
-  c = g0 >> 44, g0 &= HBSH_M44;
-  uint64_t g1 = h1 + c;
-  c = g1 >> 44, g1 &= HBSH_M44;
-  const uint64_t g2 = h2 + c - (1ULL << 42);
-  const uint64_t keep_g = (g2 >> 63) - 1; /* all ones when g2 did not borrow */
-  h0 = (h0 & ~keep_g) | (g0 & keep_g);
-  h1 = (h1 & ~keep_g) | (g1 & keep_g);
-  h2 = (h2 & ~keep_g) | (g2 & keep_g);
-  out[0] = h0 | h1 << 44;
-  out[1] = h1 >> 20 | h2 << 24;
+  /* Fold h2's bits above 2^130 (h < 2^130 + 2^66 after), then h ≥ p exactly when h + 5 reaches 2^130. */
+  const uint64_t c = (hin[2] & ~3ULL) + (hin[2] >> 2);
+  hbsh_u128 t = (hbsh_u128)hin[0] + c;
+  const uint64_t h0 = (uint64_t)t;
+  t = (hbsh_u128)hin[1] + (uint64_t)(t >> 64);
+  const uint64_t h1 = (uint64_t)t;
+  const uint64_t h2 = (hin[2] & 3) + (uint64_t)(t >> 64);
+  t = (hbsh_u128)h0 + 5;
+  const uint64_t g0 = (uint64_t)t;
+  t = (hbsh_u128)h1 + (uint64_t)(t >> 64);
+  const uint64_t g1 = (uint64_t)t;
+  const uint64_t g2 = h2 + (uint64_t)(t >> 64);
+  const uint64_t take_g = 0 - (g2 >> 2); /* all ones when h + 5 ≥ 2^130 */
+  out[0] = (h0 & ~take_g) | (g0 & take_g);
+  out[1] = (h1 & ~take_g) | (g1 & take_g);
 }
 
 /* --- The cipher's state: the subkeys, in memory wiped on dispose and at garbage collection. --- */
