@@ -52,7 +52,11 @@
  * Timing: the AES instructions are constant time; nothing here branches on or indexes by secret data
  * (the branches are on lengths, round counts and the public CTR counter).
  *
- * breaks/ holds deliberately wrong versions of this file as patches, which the tests must catch.
+ * Adiantum/HPolyC: hbsh_x64.h (included below) gives both paths the AVX2 ChaCha and NH of the native HBSH
+ * core of @x/aes-native-addon (its hbsh.h), used where CPUID and XGETBV report AVX2.
+ *
+ * breaks/ holds deliberately wrong versions of this file (and of hbsh_x64.h) as patches, which the tests
+ * must catch.
  */
 #include "aes_native.h"
 
