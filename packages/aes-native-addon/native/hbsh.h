@@ -114,22 +114,96 @@ static const aes_native_hbsh *hbsh_ops(const aes_native_path *path) {
 /* 2^128 in h2. */
 #define HBSH_HIBIT 1ULL
 
-/* A clamped key r as two words, and s1 = r1 + r1/4. */
+/*
+ * A clamped key r as two words and s1 = r1 + r1/4 (one block at a time, radix 2^64); and r and r^2 as
+ * 44/44/42-bit limbs with 20·limbs 1, 2 (two blocks at a time: 2^132 ≡ 20), for h = (h + m1)·r^2 + m2·r.
+ */
 typedef struct {
   uint64_t r0, r1, s1;
+  uint64_t p[3], ps1, ps2; /* r */
+  uint64_t q[3], qs1, qs2; /* r^2 mod 2^130 − 5, partly reduced */
 } hbsh_poly_key;
+
+#define HBSH_M44 0xfffffffffffULL
+#define HBSH_M42 0x3ffffffffffULL
+
+typedef unsigned __int128 hbsh_u128;
+
+/* d0..d2 (column sums of a product at 2^0, 2^44, 2^88) carried into limbs of 44, 44, 42 bits (the first a bit more). */
+static inline void hbsh_carry44(hbsh_u128 d0, hbsh_u128 d1, hbsh_u128 d2, uint64_t l[3]) {
+  uint64_t c = (uint64_t)(d0 >> 44);
+  l[0] = (uint64_t)d0 & HBSH_M44;
+  d1 += c;
+  c = (uint64_t)(d1 >> 44);
+  l[1] = (uint64_t)d1 & HBSH_M44;
+  d2 += c;
+  c = (uint64_t)(d2 >> 42);
+  l[2] = (uint64_t)d2 & HBSH_M42;
+  l[0] += c * 5;
+  c = l[0] >> 44;
+  l[0] &= HBSH_M44;
+  l[1] += c;
+}
 
 static void hbsh_poly_key_init(hbsh_poly_key *k, const uint8_t r[16]) {
   /* The clamp of RFC 8439 §2.5.1: r &= 0x0ffffffc0ffffffc0ffffffc0fffffff. */
   k->r0 = hbsh_le64(r) & 0x0ffffffc0fffffffULL;
   k->r1 = hbsh_le64(r + 8) & 0x0ffffffc0ffffffcULL;
   k->s1 = k->r1 + (k->r1 >> 2);
+  const uint64_t *p = k->p;
+  k->p[0] = k->r0 & HBSH_M44;
+  k->p[1] = (k->r0 >> 44 | k->r1 << 20) & HBSH_M44;
+  k->p[2] = k->r1 >> 24;
+  k->ps1 = p[1] * 20;
+  k->ps2 = p[2] * 20;
+  /* r^2, from the schoolbook product's columns, 2^132 folded as 20. */
+  hbsh_carry44((hbsh_u128)p[0] * p[0] + (hbsh_u128)p[1] * k->ps2 * 2,
+               (hbsh_u128)p[0] * p[1] * 2 + (hbsh_u128)p[2] * k->ps2,
+               (hbsh_u128)p[0] * p[2] * 2 + (hbsh_u128)p[1] * p[1], k->q);
+  k->qs1 = k->q[1] * 20;
+  k->qs2 = k->q[2] * 20;
 }
 
-typedef unsigned __int128 hbsh_u128;
+/*
+ * Pairs of whole blocks (pairs ≥ 1) into h (radix 2^64 on entry and exit): h = (h + m1)·r^2 + m2·r, the
+ * two products independent of each other, on 44-bit limbs.
+ */
+static void hbsh_poly_pairs(uint64_t h[3], const hbsh_poly_key *k, const uint8_t *m, size_t pairs) {
+  uint64_t a0 = h[0] & HBSH_M44, a1 = (h[0] >> 44 | h[1] << 20) & HBSH_M44, a2 = h[1] >> 24 | h[2] << 40;
+  const uint64_t q0 = k->q[0], q1 = k->q[1], q2 = k->q[2], qs1 = k->qs1, qs2 = k->qs2;
+  const uint64_t p0 = k->p[0], p1 = k->p[1], p2 = k->p[2], ps1 = k->ps1, ps2 = k->ps2;
+  uint64_t l[3];
+  for (size_t i = 0; i < pairs; i++, m += 32) {
+    const uint64_t t0 = hbsh_le64(m), t1 = hbsh_le64(m + 8), u0 = hbsh_le64(m + 16), u1 = hbsh_le64(m + 24);
+    a0 += t0 & HBSH_M44;
+    a1 += (t0 >> 44 | t1 << 20) & HBSH_M44;
+    a2 += t1 >> 24 | 1ULL << 40;
+    const uint64_t b0 = u0 & HBSH_M44, b1 = (u0 >> 44 | u1 << 20) & HBSH_M44, b2 = u1 >> 24 | 1ULL << 40;
+    const hbsh_u128 d0 = (hbsh_u128)a0 * q0 + (hbsh_u128)a1 * qs2 + (hbsh_u128)a2 * qs1 + (hbsh_u128)b0 * p0 +
+                         (hbsh_u128)b1 * ps2 + (hbsh_u128)b2 * ps1;
+    const hbsh_u128 d1 = (hbsh_u128)a0 * q1 + (hbsh_u128)a1 * q0 + (hbsh_u128)a2 * qs2 + (hbsh_u128)b0 * p1 +
+                         (hbsh_u128)b1 * p0 + (hbsh_u128)b2 * ps2;
+    const hbsh_u128 d2 = (hbsh_u128)a0 * q2 + (hbsh_u128)a1 * q1 + (hbsh_u128)a2 * q0 + (hbsh_u128)b0 * p2 +
+                         (hbsh_u128)b1 * p1 + (hbsh_u128)b2 * p0;
+    hbsh_carry44(d0, d1, d2, l);
+    a0 = l[0], a1 = l[1], a2 = l[2];
+  }
+  /* Back to radix 2^64, limb 1 carried first so that it fits its 44 bits. */
+  a2 += a1 >> 44;
+  a1 &= HBSH_M44;
+  h[0] = a0 | a1 << 44;
+  h[1] = a1 >> 20 | a2 << 24;
+  h[2] = a2 >> 40;
+  wipe(l, sizeof l);
+}
 
 /* `blocks` 16-byte blocks of m into h, each + hibit·2^128 (HBSH_HIBIT for whole blocks, 0 for a padded one). */
 static void hbsh_poly_blocks(uint64_t h[3], const hbsh_poly_key *k, const uint8_t *m, size_t blocks, uint64_t hibit) {
+  if (hibit != 0 && blocks >= 2) {
+    hbsh_poly_pairs(h, k, m, blocks / 2);
+    m += 32 * (blocks / 2);
+    blocks %= 2;
+  }
   uint64_t h0 = h[0], h1 = h[1], h2 = h[2];
   const uint64_t r0 = k->r0, r1 = k->r1, s1 = k->s1;
   for (size_t b = 0; b < blocks; b++, m += 16) {
