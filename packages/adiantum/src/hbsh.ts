@@ -18,7 +18,8 @@
  * Adiantum, Poly1305_{K_T}(le128(8·|M|) ‖ T) ⊞ Poly1305_{K_M}(NH_{K_N}(M zero-padded to 16 bytes)), and for
  * HPolyC Poly1305_{K_H}(le32(8·|T|) ‖ T, zero-padded to 16 bytes, ‖ M) (Poly1305 without its final
  * addition, `core.ts`). The arithmetic runs in a core (`core.ts`: WebAssembly SIMD128 or portable); the
- * AES block goes through the AES kernels of `@x/aes-kernels`.
+ * AES block goes through the AES kernels of `@x/aes-kernels`. With a native kernel the whole construction
+ * runs in its addon instead (NativeCipher: one native call per message or sector call).
  *
  * The sector calls run in groups of messages that fit the core's memory, in three passes, so that the AES
  * blocks of a whole group are one batched kernel call: X of every message; Y = E(X) (or D) for all; then
@@ -30,6 +31,8 @@ import { checkBlocks, checkBytes, checkDataUnit, checkSectors, checkSide } from 
 import { type AesKernel, type AesKeyedKernel, ViewCache } from '@x/aes-kernels/hazmat';
 import { expandKey } from '@x/aes-keyschedule';
 import type { HbshCore, HbshVariant } from './core.js';
+
+export type { HbshVariant } from './core.js';
 import {
   DATA,
   DATA_BYTES,
@@ -53,12 +56,21 @@ const HPOLYC_MAX_TWEAK = 2 ** 29 - 1;
 /** The chunks of a long message: whole NH chunks and ChaCha blocks, with room after the last for R. */
 const CHUNK = DATA_BYTES - 1024;
 
+/** The cores that run XChaCha, NH and Poly1305 (the `core` option and property). */
+export type HbshCoreName = 'native' | 'wasm-simd128' | 'portable';
+
 /** Options of `newAdiantum` and `newHpolyc`. */
 export interface AdiantumOptions {
   /** XChaCha's rounds: 12 (the default, Adiantum-XChaCha12), 20, or 8. */
   rounds?: 8 | 12 | 20;
   /** Forces the AES kernel by name (see `kernels()`); else `X_AES_KERNEL`, else the best present. */
   kernel?: string;
+  /**
+   * Forces the core: `'native'` (the native kernels' own, in the addon: only with `native-x64` or
+   * `native-arm64`), `'wasm-simd128'` or `'portable'`. By default: native with a native kernel, portable
+   * with the portable kernel, WebAssembly otherwise (portable where WebAssembly is missing).
+   */
+  core?: HbshCoreName;
 }
 
 /**
@@ -69,6 +81,8 @@ export interface AdiantumOptions {
 export interface Adiantum {
   /** The AES kernel chosen at construction. */
   readonly kernel: string;
+  /** The core that runs XChaCha, NH and Poly1305: `'native'`, `'wasm-simd128'` or `'portable'`. */
+  readonly core: HbshCoreName;
   /** Encrypts one message of any length ≥ 16 bytes under `tweak` (any length, 0 included). */
   encrypt(dst: Uint8Array, src: Uint8Array, tweak: Uint8Array): void;
   /** Decrypts one message of any length ≥ 16 bytes under `tweak`. */
@@ -85,11 +99,45 @@ export interface Adiantum {
   dispose(): void;
 }
 
-/** A core for an AES kernel: the WebAssembly one unless the kernel is the portable one (see index.ts). */
-export type CoreFor = (kernel: AesKernel) => HbshCore;
+/**
+ * A core for an AES kernel: the one `wanted` names (one of the entry's `cores`), or by default the
+ * WebAssembly one unless the kernel is the portable one (see index.ts); throws where it cannot run here.
+ */
+export type CoreFor = (kernel: AesKernel, wanted: HbshCoreName | undefined) => HbshCore;
+
+/** What a native kernel's `loadHbsh` gives (`NativeHbsh` of @x/aes-native-addon/types). */
+export interface NativeHbshKey {
+  readonly core: string;
+  crypt(
+    dst: Uint8Array,
+    src: Uint8Array,
+    unitSize: number,
+    tweaks: Uint8Array,
+    tweakBytes: number,
+    aes: AesKeyedKernel,
+    decrypt: boolean,
+  ): void;
+  dispose(): void;
+}
+
+/** A native kernel's `loadHbsh` (`NativeKernel` of @x/aes-native-addon/types). */
+export type LoadHbsh = (
+  key: Uint8Array,
+  rounds: number,
+  hpolyc: boolean,
+  ke: Uint8Array,
+  portable?: boolean,
+) => NativeHbshKey;
+
+/** The native core of a kernel, where it has one: its `loadHbsh`. */
+export const nativeCoreOf = (kernel: AesKernel): LoadHbsh | undefined => {
+  const load = (kernel as { loadHbsh?: unknown }).loadHbsh;
+  return typeof load === 'function' ? (load as LoadHbsh) : undefined;
+};
 
 class HbshCipher implements Adiantum {
   readonly kernel: string;
+  readonly core: HbshCoreName;
   #k: AesKeyedKernel | undefined;
   readonly #core: HbshCore;
   readonly #m: Uint8Array;
@@ -113,6 +161,7 @@ class HbshCipher implements Adiantum {
       schedule.wipe();
     }
     this.kernel = kernel.name;
+    this.core = core.name as HbshCoreName;
     this.#core = core;
     this.#m = m;
     this.#hpolyc = variant === 'hpolyc';
@@ -374,31 +423,139 @@ class HbshCipher implements Adiantum {
   }
 }
 
+/**
+ * Adiantum or HPolyC on a native kernel's own core (@x/aes-native-addon's native/hbsh.h): XChaCha, NH,
+ * Poly1305 and the HBSH passes in C (AVX2 on x86-64 where the CPU has it), the AES block through the
+ * same binary's AES code; one native call per message or per sector call, on the caller's bytes. The
+ * hash and stream keys live in native memory, wiped on dispose().
+ */
+class NativeCipher implements Adiantum {
+  readonly kernel: string;
+  readonly core = 'native';
+  #k: AesKeyedKernel | undefined;
+  readonly #h: NativeHbshKey;
+  readonly #hpolyc: boolean;
+
+  constructor(kernel: AesKernel, load: LoadHbsh, key: Uint8Array, rounds: number, variant: HbshVariant) {
+    const ke = new Uint8Array(32);
+    const h = load(key, rounds, variant === 'hpolyc', ke);
+    const schedule = expandKey(ke);
+    ke.fill(0);
+    try {
+      this.#k = kernel.load(schedule);
+    } catch (error) {
+      h.dispose();
+      throw error;
+    } finally {
+      schedule.wipe();
+    }
+    this.kernel = kernel.name;
+    this.#h = h;
+    this.#hpolyc = variant === 'hpolyc';
+  }
+
+  #live(): AesKeyedKernel {
+    const k = this.#k;
+    if (k === undefined) throw new Error(`${PREFIX}: cipher was disposed`);
+    return k;
+  }
+
+  #checkMessage(dst: Uint8Array, src: Uint8Array, tweak: Uint8Array): void {
+    checkDataUnit(PREFIX, dst, src);
+    checkSide(PREFIX, 'tweak', tweak, dst, src.length);
+    if (this.#hpolyc && tweak.length > HPOLYC_MAX_TWEAK) {
+      throw new RangeError(`${PREFIX}: HPolyC tweaks are at most ${HPOLYC_MAX_TWEAK} bytes, got ${tweak.length}`);
+    }
+  }
+
+  encrypt(dst: Uint8Array, src: Uint8Array, tweak: Uint8Array): void {
+    const k = this.#live();
+    this.#checkMessage(dst, src, tweak);
+    this.#h.crypt(dst, src, src.length, tweak, tweak.length, k, false);
+  }
+
+  decrypt(dst: Uint8Array, src: Uint8Array, tweak: Uint8Array): void {
+    const k = this.#live();
+    this.#checkMessage(dst, src, tweak);
+    this.#h.crypt(dst, src, src.length, tweak, tweak.length, k, true);
+  }
+
+  encryptSectors(dst: Uint8Array, src: Uint8Array, sectorSize: number, tweaks: Uint8Array): void {
+    const k = this.#live();
+    checkBlocks(PREFIX, dst, src);
+    checkSectors(PREFIX, dst, src, sectorSize, tweaks, 'tweaks', SECTOR_TWEAK_BYTES);
+    this.#h.crypt(dst, src, sectorSize, tweaks, SECTOR_TWEAK_BYTES, k, false);
+  }
+
+  decryptSectors(dst: Uint8Array, src: Uint8Array, sectorSize: number, tweaks: Uint8Array): void {
+    const k = this.#live();
+    checkBlocks(PREFIX, dst, src);
+    checkSectors(PREFIX, dst, src, sectorSize, tweaks, 'tweaks', SECTOR_TWEAK_BYTES);
+    this.#h.crypt(dst, src, sectorSize, tweaks, SECTOR_TWEAK_BYTES, k, true);
+  }
+
+  dispose(): void {
+    if (this.#k === undefined) return;
+    this.#k.dispose();
+    this.#k = undefined;
+    this.#h.dispose();
+  }
+}
+
 /** Checks an HBSH key: 32 bytes (Adiantum's and HPolyC's K, XChaCha's key). */
 function checkKey32(key: unknown): asserts key is Uint8Array {
   checkBytes(PREFIX, 'key', key);
   if (key.length !== 32) throw new RangeError(`${PREFIX}: key must be 32 bytes, got ${key.length}`);
 }
 
-function checkRounds(options: AdiantumOptions | undefined): number {
+/** The options read and checked: XChaCha's rounds and the core asked for (undefined: the default). */
+interface HbshParams {
+  rounds: number;
+  core: HbshCoreName | undefined;
+}
+
+function checkParams(options: AdiantumOptions | undefined): HbshParams {
   const rounds = options?.rounds ?? 12;
   if (rounds !== 8 && rounds !== 12 && rounds !== 20) {
     throw new RangeError(`${PREFIX}: rounds must be 8, 12 or 20, got ${String(rounds)}`);
   }
-  return rounds;
+  const core: unknown = options?.core;
+  if (core !== undefined && typeof core !== 'string') throw new TypeError(`${PREFIX}: options.core must be a string`);
+  return { rounds, core: core as HbshCoreName | undefined };
 }
 
-/** What the entry points take besides the registry: the core for the chosen kernel, and the variant. */
+/**
+ * What the entry points take besides the registry: the core for the chosen kernel, the native core of a
+ * native kernel (absent from `@x/adiantum/portable`), and the variant.
+ */
 export interface HbshChoice {
+  /** The names `options.core` may take with this entry (`@x/adiantum/portable`: `'portable'` alone). */
+  cores: readonly string[];
   coreFor: CoreFor;
+  nativeFor?: (kernel: AesKernel) => LoadHbsh | undefined;
   variant: HbshVariant;
 }
 
-const entries = /* @__PURE__ */ defineMode<Adiantum, AdiantumOptions, number, HbshChoice>({
+function create(kernel: AesKernel, key: Uint8Array, { rounds, core }: HbshParams, choice: HbshChoice): Adiantum {
+  const { cores, coreFor, nativeFor, variant } = choice;
+  if (core !== undefined && !cores.includes(core)) {
+    throw new RangeError(`${PREFIX}: unknown core "${core}"; the cores of this entry are ${cores.join(', ')}`);
+  }
+  if (core === undefined || core === 'native') {
+    const load = nativeFor?.(kernel);
+    if (load !== undefined) return new NativeCipher(kernel, load, key, rounds, variant);
+    if (core === 'native') {
+      throw new RangeError(`${PREFIX}: core "native" runs with a native kernel only, not with ${kernel.name}`);
+    }
+  }
+  return new HbshCipher(kernel, coreFor(kernel, core), key, rounds, variant);
+}
+
+const entries = /* @__PURE__ */ defineMode<Adiantum, AdiantumOptions, HbshParams, HbshChoice>({
   prefix: PREFIX,
   checkKey: checkKey32,
-  params: checkRounds,
-  create: (kernel, key, rounds, { coreFor, variant }) => new HbshCipher(kernel, coreFor(kernel), key, rounds, variant),
+  params: checkParams,
+  create,
 });
 
 /** `newAdiantum` / `newHpolyc` over the kernels of `registry`, with the core `coreFor` gives the chosen kernel. */

@@ -1,16 +1,19 @@
 /**
  * `@x/adiantum`: Adiantum and HPolyC on the best AES kernel this runtime has, XChaCha, NH and Poly1305 on
- * the WebAssembly SIMD128 core (the portable core where WebAssembly is missing or blocked, and with the
- * portable AES kernel). `@x/adiantum/portable` is the same API with no WebAssembly at all.
+ * the native kernel's own core (in its addon: AVX2 on x86-64) with a native kernel, else on the WebAssembly
+ * SIMD128 core (the portable core where WebAssembly is missing or blocked, and with the portable AES kernel). `@x/adiantum/portable` is the same API with no WebAssembly at all.
  */
 import { init as initKernels } from '@x/aes-kernels';
 import { type AesKernel, registry } from '@x/aes-kernels/hazmat';
 import type { HbshCore } from './core.js';
 import { portableCore } from './core-portable.js';
 import { initCore, wasmCore } from './core-wasm.js';
-import { type Adiantum, type AdiantumOptions, newHbshFrom } from './hbsh.js';
+import { type Adiantum, type AdiantumOptions, type HbshCoreName, nativeCoreOf, newHbshFrom } from './hbsh.js';
 
-export type { Adiantum, AdiantumOptions } from './hbsh.js';
+/** The cores `options.core` may name with this entry. */
+const cores: readonly HbshCoreName[] = ['native', 'wasm-simd128', 'portable'];
+
+export type { Adiantum, AdiantumOptions, HbshCoreName } from './hbsh.js';
 export { kernels } from '@x/aes-kernels';
 
 /**
@@ -28,9 +31,17 @@ export async function init(): Promise<void> {
   await Promise.all([initKernels(), initCore()]);
 }
 
-/** The WebAssembly core, unless the kernel is the portable one (then nothing runs as WebAssembly). */
-const coreFor = (kernel: AesKernel): HbshCore =>
-  kernel.name === 'portable' ? portableCore() : (wasmCore() ?? portableCore());
+/**
+ * The core `wanted`, or by default the WebAssembly one unless the kernel is the portable one (then nothing
+ * runs as WebAssembly); the portable one where WebAssembly is missing, unless it was asked for by name.
+ */
+const coreFor = (kernel: AesKernel, wanted: HbshCoreName | undefined): HbshCore => {
+  if (wanted === 'portable' || (wanted === undefined && kernel.name === 'portable')) return portableCore();
+  const wasm = wasmCore();
+  if (wasm !== undefined) return wasm;
+  if (wanted === undefined) return portableCore();
+  throw new RangeError('@x/adiantum: core "wasm-simd128" is not available in this runtime');
+};
 
 /**
  * Creates an Adiantum cipher (XChaCha12 by default, NH + Poly1305, AES-256) from its 32-byte key.
@@ -46,7 +57,7 @@ const coreFor = (kernel: AesKernel): HbshCore =>
  * ```
  */
 export function newAdiantum(key: Uint8Array, options?: AdiantumOptions): Adiantum {
-  return newHbshFrom(registry, key, options, { coreFor, variant: 'adiantum' });
+  return newHbshFrom(registry, key, options, { cores, coreFor, nativeFor: nativeCoreOf, variant: 'adiantum' });
 }
 
 /**
@@ -60,5 +71,5 @@ export function newAdiantum(key: Uint8Array, options?: AdiantumOptions): Adiantu
  * ```
  */
 export function newHpolyc(key: Uint8Array, options?: AdiantumOptions): Adiantum {
-  return newHbshFrom(registry, key, options, { coreFor, variant: 'hpolyc' });
+  return newHbshFrom(registry, key, options, { cores, coreFor, nativeFor: nativeCoreOf, variant: 'hpolyc' });
 }

@@ -4,10 +4,14 @@
  */
 import { registry } from '@x/aes-kernels/portable';
 import { portableCore } from './core-portable.js';
-import { type Adiantum, type AdiantumOptions, newHbshFrom } from './hbsh.js';
+import { type Adiantum, type AdiantumOptions, type CoreFor, newHbshFrom } from './hbsh.js';
 
 export { init, kernels } from '@x/aes-kernels/portable';
-export type { Adiantum, AdiantumOptions } from './hbsh.js';
+export type { Adiantum, AdiantumOptions, HbshCoreName } from './hbsh.js';
+
+/** The portable core, the one this entry carries (`options.core` may only name it). */
+const coreFor: CoreFor = () => portableCore();
+const cores = ['portable'];
 
 /**
  * Creates an Adiantum cipher on the portable kernel and core, as `newAdiantum` of `@x/adiantum` does on the
@@ -21,7 +25,7 @@ export type { Adiantum, AdiantumOptions } from './hbsh.js';
  * ```
  */
 export function newAdiantum(key: Uint8Array, options?: AdiantumOptions): Adiantum {
-  return newHbshFrom(registry, key, options, { coreFor: () => portableCore(), variant: 'adiantum' });
+  return newHbshFrom(registry, key, options, { cores, coreFor, variant: 'adiantum' });
 }
 
 /**
@@ -34,5 +38,5 @@ export function newAdiantum(key: Uint8Array, options?: AdiantumOptions): Adiantu
  * ```
  */
 export function newHpolyc(key: Uint8Array, options?: AdiantumOptions): Adiantum {
-  return newHbshFrom(registry, key, options, { coreFor: () => portableCore(), variant: 'hpolyc' });
+  return newHbshFrom(registry, key, options, { cores, coreFor, variant: 'hpolyc' });
 }

@@ -29,6 +29,8 @@ export type Variant = 'adiantum' | 'hpolyc';
 /** What the suite runs on: ciphers from `make`, whose `kernel` must say `name`. */
 export interface HbshTarget {
   name: string;
+  /** The core the ciphers must say they run on (not checked when absent). */
+  core?: string;
   make(variant: Variant, key: Uint8Array, options?: AdiantumOptions): Adiantum;
 }
 
@@ -46,6 +48,8 @@ export interface ConformanceOptions {
   runs?: number;
   /** Where the vector files are; default: `./vectors/` beside this file. */
   vectorsDir?: URL;
+  /** Added to the suite's name, for a target a kernel and core do not tell apart. */
+  label?: string;
 }
 
 const key32 = fc.uint8Array({ minLength: 32, maxLength: 32 });
@@ -77,11 +81,13 @@ type Ctx = ReturnType<typeof context>;
 export function hbshConformance(target: HbshTarget, { describe, it }: Suite, options: ConformanceOptions = {}): void {
   const c = context(target, { describe, it }, options);
   const { make } = c;
-  describe(`@x/adiantum on kernel ${target.name}`, () => {
-    it('uses the kernel it was asked for', () => {
+  const on = (target.core === undefined ? '' : `, core ${target.core}`) + (options.label ? ` (${options.label})` : '');
+  describe(`@x/adiantum on kernel ${target.name}${on}`, () => {
+    it('uses the kernel and core it was asked for', () => {
       for (const variant of ['adiantum', 'hpolyc'] as const) {
         const h = make(variant, random(32));
         assert.equal(h.kernel, target.name);
+        if (target.core !== undefined) assert.equal(h.core, target.core);
         h.dispose();
       }
     });

@@ -20,6 +20,12 @@
  *   Polyval(h, path)               a class; each instance holds the POLYVAL key table of the hash key `h`
  *                                  (16 bytes) for the path at index `path` (one with polyval entries):
  *                                  update(acc, data, reversed) and dispose, each one native call
+ *   Hbsh(key, rounds, hpolyc, path, ke, portable?)
+ *                                  a class; each instance holds an Adiantum or HPolyC key's XChaCha and hash
+ *                                  keys (hbsh.h) and writes its AES-256 key K_E into `ke`: crypt(dst, src,
+ *                                  unitSize, tweaks, tweakBytes, aes, decrypt) (whole messages or batches of
+ *                                  sectors in one call, the AES block through the Keyed instance `aes`),
+ *                                  dispose, and `core` ("avx2", "c": the primitives that run)
  *   calls()                        how many kernel methods have been entered (for the call-count test)
  *
  * Zero copy: the kernels run on the caller's Uint8Array bytes (napi_get_typedarray_info). Zero allocation:
@@ -402,6 +408,156 @@ static napi_value m_hctr2(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+static size_t path_count(void);
+#include "hbsh.h"
+
+static void hbsh_wipe(hbsh_t *s) {
+  wipe(s->key, sizeof s->key);
+  wipe(&s->kt, sizeof s->kt);
+  wipe(&s->km, sizeof s->km);
+  wipe(s->nh_key, sizeof s->nh_key);
+  s->live = 0;
+}
+
+static void hbsh_finalize(napi_env env, void *data, void *hint) {
+  (void)env;
+  (void)hint;
+  hbsh_t *s = data;
+  hbsh_wipe(s);
+  free(s);
+}
+
+/* The Hbsh state of `this`; NULL (and a pending exception) when `this` is not an Hbsh instance. */
+static hbsh_t *unwrap_hbsh(napi_env env, napi_callback_info info, size_t *argc, napi_value *argv) {
+  napi_value self;
+  void *data = NULL;
+  if (napi_get_cb_info(env, info, argc, argv, &self, NULL) != napi_ok || napi_unwrap(env, self, &data) != napi_ok ||
+      *(const uint32_t *)data != HBSH_TAG) {
+    throw_error(env, 0, "not a native Adiantum/HPolyC key");
+    return NULL;
+  }
+  return data;
+}
+
+/*
+ * crypt(dst, src, unitSize, tweaks, tweakBytes, aes, decrypt): Adiantum or HPolyC (hbsh.h) of
+ * src.length / unitSize messages, message u under tweaks[u·tweakBytes ..], in one native call; `aes` a
+ * keyed kernel of this binary holding the AES-256 key K_E (not disposed). The caller (@x/adiantum) has
+ * checked the arguments; these checks only keep native code inside the arrays it was given.
+ */
+static napi_value m_hbsh_crypt(napi_env env, napi_callback_info info) {
+  napi_value argv[7];
+  size_t argc = 7, dlen, slen, tweaks_len;
+  uint8_t *dst, *src, *tweaks;
+  uint32_t unit, tweak_bytes;
+  bool decrypt;
+  void *data = NULL;
+  call_count++;
+  hbsh_t *s = unwrap_hbsh(env, info, &argc, argv);
+  if (s == NULL) return NULL;
+  if (!s->live) {
+    char buf[160];
+    napi_throw_error(env, NULL, message(buf, sizeof buf, "the Adiantum/HPolyC key was disposed"));
+    return NULL;
+  }
+  if (argc < 7) return throw_error(env, 0, "missing arguments");
+  if (!get_bytes(env, argv[0], &dst, &dlen) || !get_bytes(env, argv[1], &src, &slen)) return NULL;
+  if (napi_get_value_uint32(env, argv[2], &unit) != napi_ok) return throw_error(env, 0, "unitSize must be a number");
+  if (!get_bytes(env, argv[3], &tweaks, &tweaks_len)) return NULL;
+  if (napi_get_value_uint32(env, argv[4], &tweak_bytes) != napi_ok) {
+    return throw_error(env, 0, "tweakBytes must be a number");
+  }
+  if (napi_unwrap(env, argv[5], &data) != napi_ok || data == NULL || *(const uint32_t *)data != KEYED_TAG) {
+    return throw_error(env, 0, "aes must be a native keyed kernel of this binary");
+  }
+  const keyed_t *aes = data;
+  if (aes->rounds != 14) return throw_error(env, 1, "aes must hold an AES-256 key, not disposed");
+  if (napi_get_value_bool(env, argv[6], &decrypt) != napi_ok) return throw_error(env, 0, "decrypt must be a boolean");
+  if (dlen < slen) return throw_error(env, 1, "dst must be at least as long as src");
+  if (slen == 0) return NULL;
+  if (unit < 16 || slen % unit != 0) return throw_error(env, 1, "src must be whole messages of at least 16 bytes");
+  const size_t count = slen / unit;
+  if (tweak_bytes != 0 && tweaks_len / tweak_bytes < count) {
+    return throw_error(env, 1, "tweaks must hold tweakBytes bytes per message");
+  }
+  hbsh_crypt(s, aes->path, aes->ek, aes->dk, dst, src, count, unit, tweaks, tweak_bytes, decrypt);
+  return NULL;
+}
+
+/* dispose(): wipes the subkeys now rather than at garbage collection. */
+static napi_value m_hbsh_dispose(napi_env env, napi_callback_info info) {
+  size_t argc = 0;
+  hbsh_t *s = unwrap_hbsh(env, info, &argc, NULL);
+  if (s != NULL) hbsh_wipe(s);
+  return NULL;
+}
+
+/* core: which primitives run ("avx2", "c"). */
+static napi_value m_hbsh_core(napi_env env, napi_callback_info info) {
+  size_t argc = 0;
+  napi_value out;
+  hbsh_t *s = unwrap_hbsh(env, info, &argc, NULL);
+  if (s == NULL) return NULL;
+  napi_create_string_utf8(env, s->ops->name, NAPI_AUTO_LENGTH, &out);
+  return out;
+}
+
+/*
+ * new Hbsh(key, rounds, hpolyc, path, ke, portable?): an Adiantum (hpolyc false) or HPolyC key of 32 bytes
+ * with XChaCha `rounds` (8, 12, 20), on the primitives of the path at `path` (the glue's portable C ones
+ * when `portable` is true, so that tests run those on any CPU); writes K_E (32 bytes) into `ke` for the
+ * caller's AES key schedule, and keeps the other subkeys.
+ */
+static napi_value hbsh_construct(napi_env env, napi_callback_info info) {
+  napi_value argv[6], self;
+  size_t argc = 6, key_len, ke_len;
+  uint8_t *key, *ke;
+  int32_t rounds;
+  bool hpolyc, portable = false;
+  uint32_t path;
+  if (napi_get_cb_info(env, info, &argc, argv, &self, NULL) != napi_ok || argc < 5) {
+    return throw_error(env, 0, "Hbsh(key, rounds, hpolyc, path, ke)");
+  }
+  if (!get_bytes(env, argv[0], &key, &key_len)) return NULL;
+  if (key_len != 32) return throw_error(env, 1, "key must be 32 bytes");
+  if (napi_get_value_int32(env, argv[1], &rounds) != napi_ok || (rounds != 8 && rounds != 12 && rounds != 20)) {
+    return throw_error(env, 1, "rounds must be 8, 12 or 20");
+  }
+  if (napi_get_value_bool(env, argv[2], &hpolyc) != napi_ok) return throw_error(env, 0, "hpolyc must be a boolean");
+  if (napi_get_value_uint32(env, argv[3], &path) != napi_ok || path >= path_count()) {
+    return throw_error(env, 1, "no such path");
+  }
+  if (!get_bytes(env, argv[4], &ke, &ke_len)) return NULL;
+  if (ke_len < 32) return throw_error(env, 1, "ke must be 32 bytes");
+  napi_valuetype t6 = napi_undefined;
+  if (argc >= 6 && napi_typeof(env, argv[5], &t6) == napi_ok && t6 != napi_undefined &&
+      napi_get_value_bool(env, argv[5], &portable) != napi_ok) {
+    return throw_error(env, 0, "portable must be a boolean");
+  }
+  const aes_native_path *p = aes_native_paths[path];
+  if (!p->available()) return throw_error(env, 1, "this path is not available on this CPU");
+  hbsh_t *s = aligned_alloc(32, sizeof(hbsh_t));
+  if (s == NULL) {
+    char buf[160];
+    napi_throw_error(env, NULL, message(buf, sizeof buf, "out of memory"));
+    return NULL;
+  }
+  memset(s, 0, sizeof *s);
+  s->tag = HBSH_TAG;
+  s->rounds = rounds;
+  s->hpolyc = hpolyc;
+  s->ops = portable ? &hbsh_portable : hbsh_ops(p);
+  hbsh_derive(s, key, ke);
+  s->live = 1;
+  if (napi_wrap(env, self, s, hbsh_finalize, NULL, NULL) != napi_ok) {
+    hbsh_finalize(env, s, NULL);
+    char buf[160];
+    napi_throw_error(env, NULL, message(buf, sizeof buf, "napi_wrap failed"));
+    return NULL;
+  }
+  return self;
+}
+
 /* dispose(): wipes the round keys now rather than at garbage collection. */
 static napi_value m_dispose(napi_env env, napi_callback_info info) {
   size_t argc = 0;
@@ -635,5 +791,15 @@ NAPI_MODULE_INIT() {
     return NULL;
   }
   napi_set_named_property(env, exports, "Polyval", cls);
+  const napi_property_descriptor hbsh_methods[] = {
+      {"crypt", NULL, m_hbsh_crypt, NULL, NULL, NULL, napi_default, NULL},
+      {"dispose", NULL, m_hbsh_dispose, NULL, NULL, NULL, napi_default, NULL},
+      {"core", NULL, NULL, m_hbsh_core, NULL, NULL, napi_enumerable, NULL},
+  };
+  if (napi_define_class(env, "NativeHbsh", NAPI_AUTO_LENGTH, hbsh_construct, NULL,
+                        sizeof hbsh_methods / sizeof hbsh_methods[0], hbsh_methods, &cls) != napi_ok) {
+    return NULL;
+  }
+  napi_set_named_property(env, exports, "Hbsh", cls);
   return exports;
 }

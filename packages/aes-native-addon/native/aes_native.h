@@ -66,7 +66,35 @@ typedef struct aes_native_path {
    */
   void (*polyval_init)(uint8_t *table, const uint8_t *h);
   void (*polyval_update)(const uint8_t *table, uint8_t *acc, const uint8_t *data, size_t blocks, int reversed);
+  /*
+   * The SIMD primitives of Adiantum and HPolyC (hbsh.h) on this path: NULL where the path has none, and
+   * then the glue's portable C runs them.
+   */
+  const struct aes_native_hbsh *hbsh;
 } aes_native_path;
+
+/*
+ * The two primitives of Adiantum/HPolyC (Crowley and Biggers, ToSC 2018(4)) worth SIMD code; the rest of
+ * the construction (HChaCha, Poly1305, the HBSH passes) is the glue's (hbsh.h). Constant time: lengths
+ * decide what runs, never keys or data.
+ */
+typedef struct aes_native_hbsh {
+  /* What `Hbsh.core` reports: "avx2", "neon". */
+  const char *name;
+  /* Whether this CPU and OS can run it; never executes one of its instructions to find out. */
+  int (*available)(void);
+  /*
+   * XORs `len` bytes (any length) of the ChaCha keystream (RFC 8439 §2.3, `rounds` 8, 12 or 20) of the
+   * input `state` (16 words; 12 and 13 the 64-bit block counter, whose low word does not wrap within the
+   * call) from src into dst, the same bytes or not overlapping.
+   */
+  void (*chacha_xor)(const uint32_t state[16], int rounds, uint8_t *dst, const uint8_t *src, size_t len);
+  /*
+   * NH (Adiantum §6: 4 passes, stride 2) of `units` 16-byte units of msg (units ≤ 64), keyed from the
+   * words `key` (unit u, pass i: key words 4u + 4i .. 4u + 4i + 3), added to the four sums.
+   */
+  void (*nh)(const uint32_t *key, const uint8_t *msg, size_t units, uint64_t sums[4]);
+} aes_native_hbsh;
 
 #define AES_NATIVE_CTR_BE128 0
 #define AES_NATIVE_CTR_BE32 1

@@ -12,8 +12,10 @@ import type { KeySchedule } from '@x/aes-keyschedule';
 import type {
   NativeKernel,
   NativeKernelExports,
+  NativeHbsh,
   NativeKernelOptions,
   NativeKeyedKernel,
+  NativeLoadHbsh,
   NativePolyval,
 } from './types.js';
 
@@ -64,6 +66,15 @@ interface Binding {
   KeyedCtr: KeyedClass;
   KeyedHctr2: KeyedClass;
   Polyval: new (h: Uint8Array, path: number) => NativePolyval;
+  /** Adiantum/HPolyC keys (native/hbsh.h); absent from a binary built before it existed. */
+  Hbsh?: new (
+    key: Uint8Array,
+    rounds: number,
+    hpolyc: boolean,
+    path: number,
+    ke: Uint8Array,
+    portable?: boolean,
+  ) => NativeHbsh;
 }
 
 /** The native methods a keyed kernel must have; an addon built before one of them existed is not used. */
@@ -184,6 +195,7 @@ function kernelOn<Name extends string>(
 ): NativeKernel<Name> {
   let chosen: number | Error | undefined;
   let polyvalLoader: ((h: Uint8Array) => NativePolyval) | undefined;
+  let hbshLoader: NativeLoadHbsh | undefined;
   const choose = () => {
     chosen ??= pickPath(addon, wanted);
     return chosen;
@@ -214,6 +226,18 @@ function kernelOn<Name extends string>(
       // The native object computes H's powers into memory it wipes on dispose; `h` may be wiped after.
       polyvalLoader ??= (h: Uint8Array) => new Polyval(h, c);
       return polyvalLoader;
+    },
+    /*
+     * An Adiantum/HPolyC key on the chosen path (native/hbsh.h: the path's SIMD primitives where the CPU
+     * has them, else the glue's C); undefined where no path runs or the binary predates it.
+     */
+    get loadHbsh(): NativeLoadHbsh | undefined {
+      const c = choose();
+      const Hbsh = c instanceof Error ? undefined : (addon.binding as Binding).Hbsh;
+      if (Hbsh === undefined || c instanceof Error) return undefined;
+      hbshLoader ??= (key: Uint8Array, rounds: number, hpolyc: boolean, ke: Uint8Array, portable?: boolean) =>
+        new Hbsh(key, rounds, hpolyc, c, ke, portable);
+      return hbshLoader;
     },
   });
 }

@@ -22,6 +22,40 @@ export type NativeKeyedKernel = AesBlockPrimitives &
 /** A POLYVAL hash key in native memory: what `kernel.loadPolyval(h)` returns; after `dispose()` calls throw. */
 export type NativePolyval = PolyvalKernel;
 
+/**
+ * An Adiantum or HPolyC key in native memory (`kernel.loadHbsh(...)`): XChaCha's key and the hash keys,
+ * wiped on `dispose()` and at garbage collection; after `dispose()` calls throw.
+ */
+export interface NativeHbsh {
+  /** The primitives that run: `'avx2'` (x86-64 with AVX2), or `'c'` (the glue's portable C). */
+  readonly core: string;
+  /**
+   * Adiantum or HPolyC (Crowley and Biggers, ToSC 2018(4)) of `src.length / unitSize` messages of
+   * `unitSize` bytes (≥ 16), message u under `tweaks[u·tweakBytes ..]`, into `dst` (the same bytes as
+   * `src`, or not overlapping it), in one native call; `aes` is a keyed kernel of the same binary holding
+   * the AES-256 key K_E. The caller checks the arguments first (`@x/adiantum`).
+   */
+  crypt(
+    dst: Uint8Array,
+    src: Uint8Array,
+    unitSize: number,
+    tweaks: Uint8Array,
+    tweakBytes: number,
+    aes: NativeKeyedKernel,
+    decrypt: boolean,
+  ): void;
+  dispose(): void;
+}
+
+/** `loadHbsh` of a native kernel: an Adiantum/HPolyC key (see {@link NativeKernel.loadHbsh}). */
+export type NativeLoadHbsh = (
+  key: Uint8Array,
+  rounds: number,
+  hpolyc: boolean,
+  ke: Uint8Array,
+  portable?: boolean,
+) => NativeHbsh;
+
 /** A native kernel object (the kernel contract's `AesKernel`), bound to one code path. */
 export interface NativeKernel<Name extends string = string> extends Omit<AesKernel, 'name' | 'load' | 'loadPolyval'> {
   readonly name: Name;
@@ -33,6 +67,13 @@ export interface NativeKernel<Name extends string = string> extends Omit<AesKern
    * POLYVAL; undefined otherwise, and where no path runs.
    */
   readonly loadPolyval?: (h: Uint8Array) => NativePolyval;
+  /**
+   * Binds an Adiantum (`hpolyc` false) or HPolyC key of 32 bytes with XChaCha `rounds` on the chosen
+   * path, and writes its AES-256 key K_E (32 bytes) into `ke` for the caller's key schedule. Present where
+   * the binary has the HBSH core (undefined on an older binary and where no path runs). `portable` true
+   * runs the glue's portable C primitives even where the path has SIMD ones (for tests).
+   */
+  readonly loadHbsh?: NativeLoadHbsh;
 }
 
 /** What a native kernel package tells {@link createNativeKernel}. */

@@ -214,28 +214,33 @@ if (ccm) {
 const adiantum = await modeSuite('adiantum');
 if (adiantum) {
   // Adiantum's single AES block per message goes through encryptBlocks/decryptBlocks only (no fast path
-  // to bypass), so a second run on blocksOnly(kernel) would repeat this one. What arm64 adds here is the
-  // pairing of the native-arm64 AES kernel with the WebAssembly SIMD128 core (XChaCha, NH, Poly1305) on
-  // V8's arm64 SIMD backend: the package takes the portable core only where that core cannot be made, so
-  // the first test requires that it can, lest the suite pass on the portable core unnoticed.
+  // to bypass), so a second run on blocksOnly(kernel) would repeat this one. What arm64 adds: the native
+  // core (the addon's native/hbsh.h, its portable C primitives on arm64: no NEON ones yet), which
+  // native-arm64 takes by default, and the pairing of native-arm64 with the WebAssembly SIMD128 core
+  // (`core: 'wasm-simd128'`) on V8's arm64 SIMD backend; the first test requires that that core can be
+  // made, lest the second run pass on the portable core unnoticed.
   const { newAdiantum, newHpolyc } = await import('@x/adiantum');
   const { wasmCore } = await internal('adiantum', 'core-wasm.js');
   describe('@x/adiantum under arm64', () => {
-    it('takes the WebAssembly SIMD128 core beside kernel native-arm64', () => {
+    it('takes the native core with kernel native-arm64, and can make the WebAssembly SIMD128 core', () => {
+      assert.equal(newAdiantum(new Uint8Array(32), { kernel: 'native-arm64' }).core, 'native');
       const core = wasmCore();
       assert.ok(core, 'the WebAssembly SIMD128 core cannot be made: the ciphers would run on the portable one');
       assert.equal(core.name, 'wasm-simd128');
     });
   });
   const vectorsDir = pathToFileURL(path.join(packagesDir, 'adiantum', 'test', 'vectors') + path.sep);
-  // Options that are not an object go through as they are: the input rules check that they are refused.
-  const withKernel = (o) => (o === undefined || typeof o === 'object' ? { ...o, kernel: 'native-arm64' } : o);
-  adiantum.hbshConformance(
-    {
-      name: 'native-arm64',
-      make: (variant, key, o) => (variant === 'adiantum' ? newAdiantum : newHpolyc)(key, withKernel(o)),
-    },
-    { describe, it },
-    { runs: Number(process.env.X_AES_TEST_ADIANTUM_RUNS || 20), vectorsDir },
-  );
+  for (const core of ['native', 'wasm-simd128']) {
+    // Options that are not an object go through as they are: the input rules check that they are refused.
+    const withKernel = (o) => (o === undefined || typeof o === 'object' ? { ...o, kernel: 'native-arm64', core } : o);
+    adiantum.hbshConformance(
+      {
+        name: 'native-arm64',
+        core,
+        make: (variant, key, o) => (variant === 'adiantum' ? newAdiantum : newHpolyc)(key, withKernel(o)),
+      },
+      { describe, it },
+      { runs: Number(process.env.X_AES_TEST_ADIANTUM_RUNS || 20), vectorsDir },
+    );
+  }
 }

@@ -2,8 +2,8 @@
 /**
  * `npm run test:breaks` (and the end of `npm test`): shows that the kernel tests catch a wrong kernel
  * (the shared runner, @x/native-build's breaks.mjs): each patch in breaks/ is built into
- * build/Release/ and test/kernel.test.ts (the kernel conformance suite on both paths) runs against it, and
- * must fail; an unpatched control must pass. Prints a Markdown table (pasted into README.md) and exits
+ * build/Release/ and test/kernel.test.ts (the kernel conformance suite on both paths) and test/hbsh.test.ts
+ * (the native Adiantum/HPolyC core: known answers, AVX2 against portable C) run against it, and must fail; an unpatched control must pass. Prints a Markdown table (pasted into README.md) and exits
  * non-zero if any break went unnoticed. Where the binary cannot be built here (no compiler, not
  * linux-x64) it says so and passes, except under CI=true.
  */
@@ -31,22 +31,30 @@ const flags = new Set(
     .split(/\s+/) ?? [],
 );
 const hasVaes = ['aes', 'avx2', 'vaes', 'vpclmulqdq'].every((f) => flags.has(f));
+const hasAvx2 = flags.has('avx2');
 
 const unnoticed = runBreaks({
   name: '@x/aes-native-x64',
   root,
   out: 'x-aes-native-x64.node',
   build: (srcRoot, out) => buildX64({ srcRoot, out }),
-  unrunnable: (patch) =>
-    patch.startsWith('vaes-') && !hasVaes
-      ? 'this CPU has no VAES with VPCLMULQDQ and AVX2, so the VAES path never runs'
-      : undefined,
+  unrunnable: (patch) => {
+    if (patch.startsWith('vaes-') && !hasVaes) {
+      return 'this CPU has no VAES with VPCLMULQDQ and AVX2, so the VAES path never runs';
+    }
+    if (patch.startsWith('avx2-') && !hasAvx2) return 'this CPU has no AVX2, so the AVX2 HBSH primitives never run';
+    return undefined;
+  },
   test() {
-    const r = spawnSync('npx', ['--no-install', 'vitest', 'run', 'test/kernel.test.ts', '--reporter=verbose'], {
-      cwd: root,
-      encoding: 'utf8',
-      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
-    });
+    const r = spawnSync(
+      'npx',
+      ['--no-install', 'vitest', 'run', 'test/kernel.test.ts', 'test/hbsh.test.ts', '--reporter=verbose'],
+      {
+        cwd: root,
+        encoding: 'utf8',
+        env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+      },
+    );
     const output = `${r.stdout}\n${r.stderr}`;
     const tests = output.match(/Tests\s+(?:(\d+) failed)?\s*\|?\s*(?:(\d+) passed)?/);
     const failed = [

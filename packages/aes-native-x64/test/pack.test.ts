@@ -60,7 +60,7 @@ describe.runIf(linuxX64)('packed and installed on their own', { timeout: 300_000
     expect(manifest.dependencies).toHaveProperty('@x/aes-native-addon');
   });
 
-  it("installs into an empty project with npm's defaults, and runs FIPS 197 C.1 on the best path", () => {
+  it("installs into an empty project with npm's defaults, and runs FIPS 197 C.1 and an Adiantum vector on the best path", () => {
     const tarballs = ['@x/aes-keyschedule', '@x/aes-kernel-contract', '@x/aes-native-addon', '@x/aes-native-x64'].map(
       (w) => pack(w).file,
     );
@@ -78,12 +78,21 @@ describe.runIf(linuxX64)('packed and installed on their own', { timeout: 300_000
       const aes = kernel.load(expandKey(Buffer.from('000102030405060708090a0b0c0d0e0f', 'hex')));
       const out = new Uint8Array(16);
       aes.encryptBlocks(out, Buffer.from('00112233445566778899aabbccddeeff', 'hex'));
+      // The native Adiantum core ships in the same binary: Linux testmgr's adiantum_xchacha12_aes_tv_template[1].
+      const hex = (s) => Buffer.from(s, 'hex');
+      const ke = new Uint8Array(32);
+      const hbsh = kernel.loadHbsh(hex('362b5797f85dcd995f1a5a441d920f27cc16d72b856399d3ba96a1dbd26068da'), 12, false, ke);
+      const aes256 = kernel.load(expandKey(ke));
+      const adiantum = new Uint8Array(31);
+      hbsh.crypt(adiantum, hex('5ea8681985981223260accdb0a04b9df4db3487bb0e3c819435a4606942df2'), 31,
+        hex('ef5869b12c5e9a4724c1b169e112938f433d6d00db5ed8d9129afed9ff2daac4'), 32, aes256, false);
       console.log(JSON.stringify({ path: kernel.path, paths: paths(), out: Buffer.from(out).toString('hex'),
-        from: require.resolve('@x/aes-native-x64') }));`;
+        adiantum: Buffer.from(adiantum).toString('hex'), from: require.resolve('@x/aes-native-x64') }));`;
     const r = JSON.parse(
       execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: project, encoding: 'utf8' }),
     );
     expect(r.out).toBe('69c4e0d86a7b0430d8cdb78070b4c55a');
+    expect(r.adiantum).toBe('c7c6f1738fc4ff4a39be78be8d28c8894663e70c7d87e84ec9187bbe186050');
     expect(r.from.startsWith(project)).toBe(true);
     expect(r.path).toBe(r.paths.find((p: { available: boolean }) => p.available).name);
   });

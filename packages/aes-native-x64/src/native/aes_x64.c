@@ -52,7 +52,11 @@
  * Timing: the AES instructions are constant time; nothing here branches on or indexes by secret data
  * (the branches are on lengths, round counts and the public CTR counter).
  *
- * breaks/ holds deliberately wrong versions of this file as patches, which the tests must catch.
+ * Adiantum/HPolyC: hbsh_x64.h (included below) gives both paths the AVX2 ChaCha and NH of the native HBSH
+ * core of @x/aes-native-addon (its hbsh.h), used where CPUID and XGETBV report AVX2.
+ *
+ * breaks/ holds deliberately wrong versions of this file (and of hbsh_x64.h) as patches, which the tests
+ * must catch.
  */
 #include "aes_native.h"
 
@@ -119,6 +123,8 @@ static int cpu_has_vaes(void) {
   if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
   return (b & CPUID7_EBX_AVX2) && (c & CPUID7_ECX_VAES) && (c & CPUID7_ECX_VPCLMULQDQ);
 }
+
+#include "hbsh_x64.h"
 
 /* ---------------------------------------------------------------------------------------------------- */
 /* xmm building blocks (used by the aesni path, and by the vaes path for single blocks)                  */
@@ -1081,6 +1087,7 @@ CTR_KINDS(vaes, VAES_TARGET, 14, ZEROUPPER)
       P##_ctr_entry,                                                                                              \
       x64_polyval_init,                                                                                           \
       POLYVAL_UPDATE,                                                                                             \
+      &x64_hbsh_avx2,                                                                                             \
   };
 
 ENTRY_POINTS(aesni, x64_polyval_update_clmul)

@@ -1,0 +1,155 @@
+/*
+ * Adiantum/HPolyC's SIMD primitives for x86-64 with AVX2 (aes_native.h: aes_native_hbsh), included by
+ * aes_x64.c after its CPUID helpers; the HBSH passes, HChaCha and Poly1305 are the glue's (hbsh.h).
+ *
+ *   chacha_xor  ChaCha (RFC 8439 §2.3) eight blocks at a time, one per 32-bit lane of 16 ymm rows
+ *               (state word i of blocks 0..7 in row i); rotations by 16 and 8 with VPSHUFB, by 12 and 7
+ *               with two shifts and an OR; the rows turned into eight 64-byte blocks by an 8×8 transpose
+ *               of 32-bit words (VPUNPCK{L,H}DQ, VPUNPCK{L,H}QDQ, VPERM2I128) per half. A tail shorter
+ *               than 512 bytes takes one more group of eight through a stack buffer, wiped after.
+ *   nh          NH (Adiantum §6): per 16-byte unit m, the message broadcast to both lanes and added to
+ *               the key units u, u+1 (passes 0, 1) and u+2, u+3 (passes 2, 3); VPSHUFD puts (a0, a1) and
+ *               (a2, a3) of each lane in the even words and VPMULUDQ gives a0·a2 and a1·a3, summed per
+ *               pass in 64-bit lanes.
+ *
+ * Constant time: only lengths decide what runs; the instructions (VPADDD, VPXOR, VPSHUFB with constant
+ * masks, shifts by constants, VPMULUDQ, VPADDQ) take the same time whatever their operands.
+ */
+#define HBSH_AVX2 __attribute__((target("avx2")))
+#define HBSH_AVX2_INLINE static inline __attribute__((always_inline, target("avx2")))
+
+static int cpu_has_avx2(void) {
+  unsigned a, b, c, d;
+  if (__get_cpuid_max(0, NULL) < 7) return 0;
+  if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
+  if ((c & (CPUID1_ECX_OSXSAVE | CPUID1_ECX_AVX)) != (CPUID1_ECX_OSXSAVE | CPUID1_ECX_AVX)) return 0;
+  if ((read_xcr0() & XCR0_SSE_AVX) != XCR0_SSE_AVX) return 0;
+  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
+  return (b & CPUID7_EBX_AVX2) != 0;
+}
+
+/* Overwrites n bytes; the volatile stores cannot be elided as dead. */
+static void hbsh_x64_wipe(void *p, size_t n) {
+  volatile uint8_t *v = (volatile uint8_t *)p;
+  while (n--) *v++ = 0;
+  __asm__ __volatile__("" : : "r"(p) : "memory");
+}
+
+HBSH_AVX2_INLINE __m256i hbsh_rot16(__m256i v) {
+  const __m256i m = _mm256_setr_epi8(2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13, 2, 3, 0, 1, 6, 7, 4, 5, 10,
+                                     11, 8, 9, 14, 15, 12, 13);
+  return _mm256_shuffle_epi8(v, m);
+}
+HBSH_AVX2_INLINE __m256i hbsh_rot8(__m256i v) {
+  const __m256i m = _mm256_setr_epi8(3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14, 3, 0, 1, 2, 7, 4, 5, 6, 11,
+                                     8, 9, 10, 15, 12, 13, 14);
+  return _mm256_shuffle_epi8(v, m);
+}
+#define HBSH_ROTV(v, n) _mm256_or_si256(_mm256_slli_epi32(v, n), _mm256_srli_epi32(v, 32 - (n)))
+#define HBSH_QRV(a, b, c, d)                                                                              \
+  a = _mm256_add_epi32(a, b), d = hbsh_rot16(_mm256_xor_si256(d, a)), c = _mm256_add_epi32(c, d),        \
+  b = HBSH_ROTV(_mm256_xor_si256(b, c), 12), a = _mm256_add_epi32(a, b), d = hbsh_rot8(_mm256_xor_si256(d, a)), \
+  c = _mm256_add_epi32(c, d), b = HBSH_ROTV(_mm256_xor_si256(b, c), 7)
+
+/*
+ * The 8×8 transpose of 32-bit words: x[i] holds word i of blocks 0..7 (one per lane); afterwards o[b]
+ * holds words 0..7 of block b.
+ */
+HBSH_AVX2_INLINE void hbsh_transpose8(const __m256i x[8], __m256i o[8]) {
+  const __m256i t0 = _mm256_unpacklo_epi32(x[0], x[1]), t1 = _mm256_unpackhi_epi32(x[0], x[1]);
+  const __m256i t2 = _mm256_unpacklo_epi32(x[2], x[3]), t3 = _mm256_unpackhi_epi32(x[2], x[3]);
+  const __m256i t4 = _mm256_unpacklo_epi32(x[4], x[5]), t5 = _mm256_unpackhi_epi32(x[4], x[5]);
+  const __m256i t6 = _mm256_unpacklo_epi32(x[6], x[7]), t7 = _mm256_unpackhi_epi32(x[6], x[7]);
+  const __m256i u0 = _mm256_unpacklo_epi64(t0, t2), u1 = _mm256_unpackhi_epi64(t0, t2);
+  const __m256i u2 = _mm256_unpacklo_epi64(t1, t3), u3 = _mm256_unpackhi_epi64(t1, t3);
+  const __m256i u4 = _mm256_unpacklo_epi64(t4, t6), u5 = _mm256_unpackhi_epi64(t4, t6);
+  const __m256i u6 = _mm256_unpacklo_epi64(t5, t7), u7 = _mm256_unpackhi_epi64(t5, t7);
+  o[0] = _mm256_permute2x128_si256(u0, u4, 0x20);
+  o[4] = _mm256_permute2x128_si256(u0, u4, 0x31);
+  o[1] = _mm256_permute2x128_si256(u1, u5, 0x20);
+  o[5] = _mm256_permute2x128_si256(u1, u5, 0x31);
+  o[2] = _mm256_permute2x128_si256(u2, u6, 0x20);
+  o[6] = _mm256_permute2x128_si256(u2, u6, 0x31);
+  o[3] = _mm256_permute2x128_si256(u3, u7, 0x20);
+  o[7] = _mm256_permute2x128_si256(u3, u7, 0x31);
+}
+
+/* Eight keystream blocks (512 bytes) of `state` from block counter `ctr` (low word) into out. */
+HBSH_AVX2_INLINE void hbsh_chacha8(const uint32_t state[16], uint32_t ctr, int rounds, __m256i out[16]) {
+  __m256i x[16], in[16];
+  for (int i = 0; i < 16; i++) in[i] = _mm256_set1_epi32((int)state[i]);
+  in[12] = _mm256_add_epi32(_mm256_set1_epi32((int)ctr), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  for (int i = 0; i < 16; i++) x[i] = in[i];
+  for (int r = 0; r < rounds; r += 2) {
+    HBSH_QRV(x[0], x[4], x[8], x[12]);
+    HBSH_QRV(x[1], x[5], x[9], x[13]);
+    HBSH_QRV(x[2], x[6], x[10], x[14]);
+    HBSH_QRV(x[3], x[7], x[11], x[15]);
+    HBSH_QRV(x[0], x[5], x[10], x[15]);
+    HBSH_QRV(x[1], x[6], x[11], x[12]);
+    HBSH_QRV(x[2], x[7], x[8], x[13]);
+    HBSH_QRV(x[3], x[4], x[9], x[14]);
+  }
+  for (int i = 0; i < 16; i++) x[i] = _mm256_add_epi32(x[i], in[i]);
+  /* out[2b] = bytes 0..31 of block b, out[2b+1] = bytes 32..63. */
+  __m256i lo[8], hi[8];
+  hbsh_transpose8(x, lo);
+  hbsh_transpose8(x + 8, hi);
+  for (int b = 0; b < 8; b++) {
+    out[2 * b] = lo[b];
+    out[2 * b + 1] = hi[b];
+  }
+}
+
+HBSH_AVX2 static void hbsh_chacha_xor_avx2(const uint32_t state[16], int rounds, uint8_t *dst, const uint8_t *src,
+                                           size_t len) {
+  __m256i ks[16];
+  uint32_t ctr = state[12];
+  size_t at = 0;
+  for (; len - at >= 512; at += 512, ctr += 8) {
+    hbsh_chacha8(state, ctr, rounds, ks);
+    for (int i = 0; i < 16; i++) {
+      const __m256i m = _mm256_loadu_si256((const __m256i *)(const void *)(src + at + 32 * i));
+      _mm256_storeu_si256((__m256i *)(void *)(dst + at + 32 * i), _mm256_xor_si256(m, ks[i]));
+    }
+  }
+  if (at < len) {
+    uint8_t buf[512] __attribute__((aligned(32)));
+    hbsh_chacha8(state, ctr, rounds, ks);
+    for (int i = 0; i < 16; i++) _mm256_store_si256((__m256i *)(void *)(buf + 32 * i), ks[i]);
+    const size_t n = len - at;
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+      const __m256i m = _mm256_loadu_si256((const __m256i *)(const void *)(src + at + i));
+      const __m256i k = _mm256_load_si256((const __m256i *)(const void *)(buf + i));
+      _mm256_storeu_si256((__m256i *)(void *)(dst + at + i), _mm256_xor_si256(m, k));
+    }
+    for (; i < n; i++) dst[at + i] = src[at + i] ^ buf[i];
+    hbsh_x64_wipe(buf, sizeof buf);
+  }
+  for (int i = 0; i < 16; i++) ks[i] = _mm256_setzero_si256();
+  __asm__ __volatile__("" : : "r"(ks) : "memory");
+  _mm256_zeroupper();
+}
+
+HBSH_AVX2 static void hbsh_nh_avx2(const uint32_t *key, const uint8_t *msg, size_t units, uint64_t sums[4]) {
+  __m256i acc01 = _mm256_setzero_si256(), acc23 = _mm256_setzero_si256();
+  for (size_t u = 0; u < units; u++) {
+    const __m256i m = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)(msg + 16 * u)));
+    const __m256i t01 = _mm256_add_epi32(m, _mm256_loadu_si256((const __m256i *)(const void *)(key + 4 * u)));
+    const __m256i t23 = _mm256_add_epi32(m, _mm256_loadu_si256((const __m256i *)(const void *)(key + 4 * u + 8)));
+    /* (a0, a1) and (a2, a3) of each lane into the even words: VPMULUDQ gives (a0·a2, a1·a3). */
+    acc01 = _mm256_add_epi64(acc01, _mm256_mul_epu32(_mm256_shuffle_epi32(t01, 0x50), _mm256_shuffle_epi32(t01, 0xfa)));
+    acc23 = _mm256_add_epi64(acc23, _mm256_mul_epu32(_mm256_shuffle_epi32(t23, 0x50), _mm256_shuffle_epi32(t23, 0xfa)));
+  }
+  /* Each pass's sum is the two 64-bit lanes of its 128-bit half. */
+  const __m256i s01 = _mm256_add_epi64(acc01, _mm256_unpackhi_epi64(acc01, acc01));
+  const __m256i s23 = _mm256_add_epi64(acc23, _mm256_unpackhi_epi64(acc23, acc23));
+  sums[0] += (uint64_t)_mm256_extract_epi64(s01, 0);
+  sums[1] += (uint64_t)_mm256_extract_epi64(s01, 2);
+  sums[2] += (uint64_t)_mm256_extract_epi64(s23, 0);
+  sums[3] += (uint64_t)_mm256_extract_epi64(s23, 2);
+  _mm256_zeroupper();
+}
+
+static const aes_native_hbsh x64_hbsh_avx2 = {"avx2", cpu_has_avx2, hbsh_chacha_xor_avx2, hbsh_nh_avx2};
