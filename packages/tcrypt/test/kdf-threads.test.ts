@@ -51,6 +51,20 @@ describe('key derivation threads', () => {
     expect(after.live).toBe(0);
   });
 
+  it('a VeraCrypt SHA-512 volume (the default) opens before any thread starts: its derivation runs alone', async () => {
+    const before = counters();
+    const seen: string[] = [];
+    const v = await openTcrypt(image('vc_1-sha512-xts-aes'), {
+      passphrase: PASSWORD,
+      onProgress: (k) => seen.push(`${k.prf}:${k.iterations}`),
+    });
+    v.close();
+    expect(v.header?.kdf.prf).toBe('sha512');
+    expect(seen).toContain('sha512:500000');
+    expect(seen.filter((s) => threaded(s.split(':')[0]))).toEqual([]);
+    expect(counters().started).toBe(before.started);
+  });
+
   it('the signal ends every thread, the running derivations with them', async () => {
     const before = counters();
     const ac = new AbortController();
