@@ -4,6 +4,7 @@
 // `new Worker(new URL('./kdf-worker.js', import.meta.url), { type: 'module' })` so that a page's bundler
 // (Vite, rolldown) emits ./kdf-worker.ts as a file of its own; else a Node worker thread on the same file
 // next to this module (node:worker_threads, found at run time so that nothing here imports `node:`).
+// A page that bundles its workers inline gives a factory instead ({@link setKdfWorkerFactory}).
 // Where no thread can be made — no Worker at all, a bundle that left the file behind, a page whose policy
 // refuses it, a blob: worker that cannot resolve the URL — the first thread that fails to load (before it
 // says `ready`) turns the threads off for this module, and the derivations run on the calling thread as
@@ -95,9 +96,38 @@ function nodeThread(events: Events): Handle | undefined {
   };
 }
 
+/** What {@link setKdfWorkerFactory} gives: the part of a Worker used here. */
+export interface KdfWorkerLike {
+  onmessage: ((ev: MessageEvent) => unknown) | null;
+  onerror: ((ev: ErrorEvent) => unknown) | null;
+  onmessageerror: ((ev: MessageEvent) => unknown) | null;
+  postMessage(message: unknown, transfer: Transferable[]): void;
+  terminate(): void;
+}
+
+let factory: (() => KdfWorkerLike) | undefined;
+
+/**
+ * Makes the key derivation threads with `make` (a Worker running the module `@x/tcrypt/kdf-worker`)
+ * instead of `new Worker(new URL('./kdf-worker.js', import.meta.url), { type: 'module' })`: for a page whose
+ * bundler inlines its workers, where that URL cannot be resolved (this package running in a blob: worker),
+ * e.g. with Vite `import KdfWorker from '@x/tcrypt/kdf-worker?worker&inline'` and
+ * `setKdfWorkerFactory(() => new KdfWorker())`. Undefined restores the default. Either way the threads are
+ * tried again, and a factory that throws, or a worker that fails to load, leaves the derivations to the
+ * calling thread.
+ */
+export function setKdfWorkerFactory(make: (() => KdfWorkerLike) | undefined): void {
+  if (make !== undefined && typeof make !== 'function')
+    throw new TypeError('@x/tcrypt: the key derivation worker factory must be a function');
+  factory = make;
+  kdfThreadState.unavailable = false;
+}
+
 function webThread(events: Events): Handle | undefined {
-  if (typeof Worker !== 'function') return undefined;
-  const w = new Worker(new URL('./kdf-worker.js', import.meta.url), { type: 'module' });
+  if (!factory && typeof Worker !== 'function') return undefined;
+  const w: KdfWorkerLike = factory
+    ? factory()
+    : new Worker(new URL('./kdf-worker.js', import.meta.url), { type: 'module' });
   let ended = false;
   w.onmessage = (ev: MessageEvent<KdfReply>) => events.reply(ev.data);
   w.onerror = (ev: ErrorEvent) => {
@@ -131,7 +161,7 @@ class KdfThread {
   constructor() {
     const events: Events = { reply: (r) => this.#reply(r), fail: (e) => this.#fail(e) };
     // a global Worker where there is one (browsers, Deno, Bun); node:worker_threads in Node
-    const handle = typeof Worker === 'function' ? webThread(events) : nodeThread(events);
+    const handle = factory || typeof Worker === 'function' ? webThread(events) : nodeThread(events);
     if (!handle) throw NO_THREAD;
     this.#handle = handle;
     kdfThreadState.live++;

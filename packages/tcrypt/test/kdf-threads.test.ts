@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deriveHeaderKey, kdfCandidates } from '../src/kdf.js';
-import { KdfThreads, kdfThreadState } from '../src/kdf-threads.js';
+import { Worker as NodeWorker } from 'node:worker_threads';
+import { KdfThreads, type KdfWorkerLike, kdfThreadState, setKdfWorkerFactory } from '../src/kdf-threads.js';
 import { openTcrypt, type TcryptOpenOptions, unlockTcrypt } from '../src/index.js';
 import { bytesSource } from '@x/byte-source';
 import { casesOf, extractImages, PASSWORD } from './images.js';
@@ -93,6 +94,49 @@ describe('key derivation threads', () => {
     expect(after.unavailable).toBe(true);
     expect(after.jobsDone).toBe(before.jobsDone);
     expect(after.live).toBe(0);
+  });
+});
+
+/** A Worker as a page's bundler would make it, here around a Node worker thread on the same module. */
+function workerLike(made: { count: number }): KdfWorkerLike {
+  const boot = kdfThreadState.nodeBoot;
+  if (!boot) throw new Error('useSourceThreads() first');
+  const w = new NodeWorker(boot.code, { eval: true, execArgv: [...(boot.execArgv ?? [])] });
+  const like: KdfWorkerLike = {
+    onmessage: null,
+    onerror: null,
+    onmessageerror: null,
+    postMessage: (m, transfer) => w.postMessage(m, transfer as ArrayBuffer[]),
+    terminate: () => void w.terminate(),
+  };
+  w.on('message', (data) => like.onmessage?.({ data } as MessageEvent));
+  w.on('error', (e) => like.onerror?.({ message: e.message, preventDefault() {} } as unknown as ErrorEvent));
+  made.count++;
+  return like;
+}
+
+describe('a worker factory (a page whose bundler inlines its workers)', () => {
+  afterEach(() => setKdfWorkerFactory(undefined));
+  it('makes the threads, with the same key as the calling thread', async () => {
+    const made = { count: 0 };
+    setKdfWorkerFactory(() => workerLike(made));
+    const there = await unlocked('tc_4-ripemd160-xts-aes', { passphrase: PASSWORD, prf: 'ripemd160' }, true);
+    // RIPEMD-160's TrueCrypt counts (1000 and 2000 iterations), one to each of the two threads; the second
+    // is not sent if the first decrypts before its thread is ready
+    expect(made.count).toBe(2);
+    expect(there.sent).toBeGreaterThan(0);
+    const here = await unlocked('tc_4-ripemd160-xts-aes', { passphrase: PASSWORD, prf: 'ripemd160' }, false);
+    expect(there.key).toBe(here.key);
+    expect(kdfThreadState.live).toBe(0);
+  });
+  it('one that throws leaves the derivations to the calling thread', async () => {
+    setKdfWorkerFactory(() => {
+      throw new TypeError('no worker here');
+    });
+    const r = await unlocked('tc_4-ripemd160-xts-aes', { passphrase: PASSWORD, prf: 'ripemd160' }, true);
+    expect(r.sent).toBe(0);
+    expect(kdfThreadState.unavailable).toBe(true);
+    expect(() => setKdfWorkerFactory('no' as never)).toThrow(TypeError);
   });
 });
 
