@@ -204,3 +204,72 @@ export async function deriveHeaderKey(
   if (web) return pbkdf2(web, password, salt, c.iterations, length);
   return pbkdf2Hasher(await hasher(c.prf), password, salt, c.iterations, length, stop);
 }
+
+/** A derivation sent to a key derivation thread: the candidate's cost, the password and salt (copies). */
+export interface KdfJob {
+  readonly prf: TcryptPrf;
+  readonly iterations: number;
+  readonly memory: number;
+  readonly parallelism: number;
+  /** A copy the thread wipes once the key is made. */
+  readonly password: Uint8Array;
+  readonly salt: Uint8Array;
+  readonly length: number;
+}
+
+/** What a key derivation thread answers: once `ready`, then one `key` or `error` per job, in order. */
+export type KdfReply =
+  | { readonly type: 'ready' }
+  | { readonly type: 'key'; readonly key: Uint8Array }
+  | { readonly type: 'error'; readonly error: Error };
+
+/** The job's header key, in an ArrayBuffer of its own (so that it can be transferred whole). */
+export async function deriveJob(job: KdfJob): Promise<Uint8Array> {
+  const c: KdfCandidate = {
+    prf: job.prf,
+    iterations: job.iterations,
+    memory: job.memory,
+    parallelism: job.parallelism,
+    veracrypt: false,
+    boot: false,
+    legacy: false,
+  };
+  const key = (await deriveHeaderKey(c, job.password, job.salt, job.length)) as Uint8Array;
+  if (key.byteOffset === 0 && key.byteLength === key.buffer.byteLength) return key;
+  const own = Uint8Array.from(key);
+  key.fill(0);
+  return own;
+}
+
+/** Microseconds of one PBKDF2 iteration per output block, measured on Node 20 (x64; the README's machine). */
+const MICROS_PER_ITERATION: Partial<Record<TcryptPrf, number>> = {
+  ripemd160: 4.4,
+  whirlpool: 6.7,
+  'blake2s-256': 4.8,
+  stribog512: 56,
+  sha1: 0.5,
+  sha256: 0.7,
+  sha512: 0.75,
+};
+
+/** PBKDF2 output bytes per block. */
+const DIGEST_BYTES: Readonly<Record<TcryptPrf, number>> = {
+  ripemd160: 20,
+  sha512: 64,
+  whirlpool: 64,
+  sha1: 20,
+  sha256: 32,
+  argon2id: 192,
+  'blake2s-256': 32,
+  stribog512: 64,
+};
+
+/**
+ * The expected cost of deriving `length` bytes under `c`, in microseconds on the machine of the README's
+ * tables (an order for scheduling, not a promise): PBKDF2 iterations × blocks × a PRF's cost, Argon2id
+ * passes × MiB × 1.3 ms.
+ */
+export function kdfCost(c: KdfCandidate, length: number): number {
+  if (c.prf === 'argon2id') return c.iterations * (c.memory / 1024) * 1300;
+  return c.iterations * Math.ceil(length / DIGEST_BYTES[c.prf]) * (MICROS_PER_ITERATION[c.prf] ?? 10);
+}

@@ -5,8 +5,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { crc32, kdfCandidates, openTcrypt, tcryptPassword, WrongPassphraseError } from '../src/index.js';
+import { kdfThreadState } from '../src/kdf-threads.js';
 import { extractImages, fatSerial, PASSWORD } from './images.js';
+import { useSourceThreads } from './threads.js';
 
+useSourceThreads(); // the derivations WebCrypto lacks in worker threads, as users run them
 const { dir, remove } = extractImages();
 afterAll(remove);
 const image = (name: string) => new Uint8Array(readFileSync(join(dir, name)));
@@ -47,6 +50,7 @@ describe('without a PRF hint', () => {
       },
     });
     await expect(p).rejects.toThrow('cancelled by the test');
+    expect(kdfThreadState.live).toBe(0); // every key derivation thread ended
   });
   it('tries the TrueCrypt counts and VeraCrypt counts as cryptsetup does, boot counts only for system encryption', () => {
     const names = (s: Parameters<typeof kdfCandidates>[0]) => kdfCandidates(s).map((c) => `${c.prf}:${c.iterations}`);
