@@ -8,26 +8,14 @@
 // that the image's name says, so that one derivation runs, except the one test of the search without it.
 import { execFileSync } from 'node:child_process';
 import { copyFile, mkdtemp, open, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { bytesSource } from '@x/byte-source';
 import { unlockTcrypt } from '@x/tcrypt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { luksFixture, runDisk, sameBytes } from './helpers.js';
-
-const PASSWORD = 'aaaaaaaaaaaa';
-const HIDDEN_PASSWORD = 'bbbbbbbbbbbb';
-const PIM_PASSWORD = 'cccccccccccccccccccc';
-
-/** Extracts @x/tcrypt's archive of cryptsetup's images (as its test/images.ts does) into a temporary folder. */
-function extractImages(): { images: string; remove: () => void } {
-  const tcrypt = dirname(createRequire(import.meta.url).resolve('@x/tcrypt/package.json'));
-  const tmp = mkdtempSync(join(tmpdir(), 'x-disk-tcrypt-'));
-  execFileSync('tar', ['-xJSf', join(tcrypt, 'test', 'fixtures', 'tcrypt-images.tar.xz'), '-C', tmp]);
-  return { images: join(tmp, 'tcrypt-images'), remove: () => rmSync(tmp, { recursive: true, force: true }) };
-}
+import { extractImages, HIDDEN_PASSWORD, PASSWORD, PIM_PASSWORD } from './tcrypt-images.js';
 
 /** blkid, where it is installed (util-linux); undefined when it is not. */
 const BLKID = ['/usr/sbin/blkid', '/sbin/blkid', 'blkid'].find((b) => {
