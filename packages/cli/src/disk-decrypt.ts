@@ -2,12 +2,18 @@
 // image's format takes, read, and the volume opened and written to OUT by ./output.ts. Loaded when
 // `decrypt` runs (./disk-commands.ts is its table entry), with the AES kernels' registry it needs anyway.
 import { chooseKernel } from '@x/aes-kernels/hazmat';
-import { type DiskFormat, orList, type Secret } from '@x/disk-format';
+import { type DiskFormat, orList, type Secret, type SecretKind } from '@x/disk-format';
 import { availableParallelism } from 'node:os';
-import { type FormatChoice, KDF_LIMIT_OPTIONS, SECRET_OPTIONS, type SecretOption } from './disk-options.js';
-import { formatOf, namedFormat, openImage } from './image.js';
+import {
+  type FormatChoice,
+  KDF_LIMIT_OPTIONS,
+  offersTcrypt,
+  SECRET_OPTIONS,
+  type SecretOption,
+} from './disk-options.js';
+import { formatOf, namedFormat, openImage, refuseTcryptOptions } from './image.js';
 import { type CliIo, fileError, UsageError } from './io.js';
-import type { OptionValues } from './options.js';
+import type { OptionLists, OptionValues } from './options.js';
 import { decryptTo } from './output.js';
 import { readSecret, VOLUME_KEY_MAX } from './secrets.js';
 
@@ -85,9 +91,77 @@ export function kdfLimitValues(
   return limits;
 }
 
+/** The format to open with (bound to the TrueCrypt options), its secret or volume key, and how to wipe them. */
+interface Unlock {
+  readonly format: DiskFormat;
+  readonly secret: Secret | undefined;
+  readonly volumeKey: Uint8Array | undefined;
+  /** Turns an error of opening into the command's words. */
+  readonly inWords: (e: unknown) => unknown;
+  wipe(): void;
+}
+
+/** The secret option of a format other than TrueCrypt/VeraCrypt, checked and read. */
+async function formatSecret(
+  choice: FormatChoice,
+  format: DiskFormat,
+  values: OptionValues,
+  lists: OptionLists,
+  io: CliIo,
+): Promise<Unlock> {
+  refuseTcryptOptions(values, lists, format);
+  const option = secretOption(values);
+  checkOptions(choice, format, option, values['key-slot'] !== undefined);
+  const bytes = option ? await readGiven(io, option, values[option.name] as string) : undefined;
+  const volumeKey = option?.kind === 'volumeKey' ? bytes : undefined;
+  const secret: Secret | undefined =
+    option && bytes && !volumeKey ? { kind: option.kind as SecretKind, bytes } : undefined;
+  return { format, secret, volumeKey, inWords: (e) => e, wipe: () => bytes?.fill(0) };
+}
+
+/** TrueCrypt/VeraCrypt's options (./tcrypt.ts), and its volume key when `--volume-key-file` gives it. */
+async function tcryptSecret(
+  choice: FormatChoice,
+  values: OptionValues,
+  lists: OptionLists,
+  io: CliIo,
+): Promise<Unlock> {
+  const other = SECRET_OPTIONS.find(
+    (s) => values[s.name] !== undefined && !['key-file', 'passphrase-file', 'volume-key-file'].includes(s.name),
+  );
+  if (other)
+    throw new UsageError(
+      `--${other.name} does not open a TrueCrypt/VeraCrypt volume (it takes --passphrase-file, -d keyfiles or --volume-key-file)`,
+    );
+  if (values['key-slot'] !== undefined) throw new UsageError('--key-slot is for LUKS volumes, not TrueCrypt/VeraCrypt');
+  const { tcryptUnlock, inCommandWords } = await import('./tcrypt.js');
+  const keyFile = values['volume-key-file'] as string | undefined;
+  const t = await tcryptUnlock(values, lists, io, keyFile !== undefined);
+  try {
+    const volumeKey =
+      keyFile === undefined
+        ? undefined
+        : await readGiven(io, SECRET_OPTIONS.find((s) => s.kind === 'volumeKey')!, keyFile);
+    return {
+      format: t.format,
+      secret: t.secret,
+      volumeKey,
+      inWords: (e) => inCommandWords(e, choice.command),
+      wipe() {
+        t.wipe();
+        volumeKey?.fill(0);
+      },
+    };
+  } catch (e) {
+    t.wipe();
+    throw e;
+  }
+}
+
 /**
- * `decrypt IMAGE OUT` over `choice`'s formats with the options `values`: the usage checked, the image's
- * format found, the secret read, the plaintext written to OUT (see ./output.ts); the secret is wiped after.
+ * `decrypt IMAGE OUT` over `choice`'s formats with the options `values` (and `lists`, every value of the
+ * repeatable `-d`): the usage checked, the image's format found, the secret read, the plaintext written to
+ * OUT (see ./output.ts); the secret is wiped after.
  */
 export async function decrypt(
   choice: FormatChoice,
@@ -95,22 +169,24 @@ export async function decrypt(
   out: string,
   values: OptionValues,
   io: CliIo,
+  lists: OptionLists = {},
 ): Promise<void> {
-  const option = secretOption(values);
   const named = namedFormat(choice, values.type as string | undefined);
   const keyslot = values['key-slot'] as string | undefined;
   if (keyslot !== undefined && !/^\d+$/.test(keyslot)) throw new UsageError('--key-slot takes a keyslot number');
   const threads = threadCount(values.threads as string | undefined);
   const limits = kdfLimitValues(values);
-  let bytes: Uint8Array | undefined;
+  let unlock: Unlock | undefined;
   const src = await openImage(image);
   try {
     const format = await formatOf(choice, src, image, named);
-    checkOptions(choice, format, option, keyslot !== undefined);
-    if (option) bytes = await readGiven(io, option, values[option.name] as string);
+    unlock =
+      offersTcrypt(choice) && format.type === 'tcrypt'
+        ? await tcryptSecret(choice, values, lists, io)
+        : await formatSecret(choice, format, values, lists, io);
+    const { secret, volumeKey, inWords } = unlock;
+    const opening = unlock.format;
     const options = { keyslot, share: threads > 1, ...limits };
-    const secret: Secret | undefined =
-      option && bytes && option.kind !== 'volumeKey' ? { kind: option.kind, bytes } : undefined;
     await decryptTo(io, {
       command: choice.command,
       out,
@@ -119,12 +195,14 @@ export async function decrypt(
       threads,
       imageSize: src.size,
       open: () =>
-        option?.kind === 'volumeKey'
-          ? format.openWithVolumeKey!(src, bytes!, options)
-          : format.open(src, secret, options),
+        (volumeKey ? opening.openWithVolumeKey!(src, volumeKey, options) : opening.open(src, secret, options)).catch(
+          (e: unknown) => {
+            throw inWords(e);
+          },
+        ),
     });
   } finally {
-    bytes?.fill(0);
+    unlock?.wipe();
     await src.close();
   }
 }

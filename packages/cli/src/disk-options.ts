@@ -18,9 +18,15 @@ export const SECRET_OPTIONS: readonly SecretOption[] = [
     value: 'FILE',
     kind: 'passphrase',
     what: 'passphrase',
-    help: 'the passphrase (BitLocker: the password): every byte of FILE, as cryptsetup\nreads a key file; - reads stdin (from a terminal, one line typed without echo)',
+    help: 'the passphrase (BitLocker: the password): every byte of FILE, as cryptsetup\nreads a key file; - reads stdin (from a terminal, one line typed without echo).\nTrueCrypt/VeraCrypt: a keyfile, as cryptsetup; repeat it for more, in order',
   },
-  { name: 'passphrase-file', value: 'FILE', kind: 'passphrase', what: 'passphrase', help: 'the same as --key-file' },
+  {
+    name: 'passphrase-file',
+    value: 'FILE',
+    kind: 'passphrase',
+    what: 'passphrase',
+    help: 'the passphrase, as --key-file reads it (TrueCrypt/VeraCrypt too; without it\ntheir passphrase is asked for, or read from stdin up to its first newline)',
+  },
   {
     name: 'recovery-password',
     value: 'DIGITS',
@@ -40,7 +46,7 @@ export const SECRET_OPTIONS: readonly SecretOption[] = [
     value: 'FILE',
     kind: 'volumeKey',
     what: 'volume key',
-    help: 'the raw volume key (binary): LUKS volume key, BitLocker FVEK, FileVault 2\nvolume key',
+    help: 'the raw volume key (binary): LUKS volume key, BitLocker FVEK, FileVault 2\nvolume key, TrueCrypt/VeraCrypt XTS key (64 bytes; an outer container volume)',
   },
 ];
 
@@ -86,6 +92,29 @@ export const KDF_LIMIT_OPTIONS: readonly (OptionDef & {
   },
 ];
 
+/**
+ * The options of TrueCrypt/VeraCrypt volumes (`--type tcrypt`), cryptsetup's names and meanings
+ * (cryptsetup-tcryptOpen(8)); with `-d, --key-file` (a keyfile each, repeatable) and `--passphrase-file`.
+ * `--veracrypt` is accepted and ignored, as cryptsetup does (VeraCrypt headers are always tried).
+ */
+export const TCRYPT_OPTIONS: readonly OptionDef[] = [
+  { name: 'veracrypt-pim', value: 'N', help: "TrueCrypt/VeraCrypt: VeraCrypt's PIM (1 to 2147468; 0: none)" },
+  {
+    name: 'veracrypt-query-pim',
+    help: 'TrueCrypt/VeraCrypt: ask for the PIM (from a terminal, typed without echo; else\nthe next line of stdin, after the passphrase)',
+  },
+  { name: 'tcrypt-hidden', help: 'TrueCrypt/VeraCrypt: the hidden volume (its header, its passphrase)' },
+  { name: 'tcrypt-system', help: 'TrueCrypt/VeraCrypt: system encryption (the header in sector 62 of the drive)' },
+  { name: 'tcrypt-backup', help: 'TrueCrypt/VeraCrypt: the backup header at the end of the image' },
+  {
+    name: 'hash',
+    value: 'NAME',
+    help: 'TrueCrypt/VeraCrypt: try only this PRF (sha512, sha256, whirlpool, ripemd160,\nstribog512, blake2s-256, sha1, argon2id); default: every one',
+  },
+  { name: 'disable-veracrypt', help: 'TrueCrypt/VeraCrypt: TrueCrypt headers only' },
+  { name: 'veracrypt', help: 'TrueCrypt/VeraCrypt: ignored, as by cryptsetup (VeraCrypt is always tried)' },
+];
+
 /** What `dump` and `decrypt` read images as: every format of a list, or one (x-luks). */
 export interface FormatChoice {
   readonly formats: readonly DiskFormat[];
@@ -94,3 +123,7 @@ export interface FormatChoice {
   /** The command's name, for the message of an image of no known format. */
   readonly command: string;
 }
+
+/** Whether `choice` offers TrueCrypt/VeraCrypt (a format of type `tcrypt`) and so its options. */
+export const offersTcrypt = (choice: FormatChoice): boolean =>
+  !choice.only && choice.formats.some((f) => f.type === 'tcrypt');

@@ -5,8 +5,9 @@ import { open, stat } from 'node:fs/promises';
 import { type ByteSource, ImageError } from '@x/byte-source';
 import { openFileSource } from '@x/byte-source/file';
 import { detectFormat, type DiskFormat, orList, undetectedReason } from '@x/disk-format';
-import type { FormatChoice } from './disk-options.js';
+import { type FormatChoice, TCRYPT_OPTIONS } from './disk-options.js';
 import { fileError, UsageError } from './io.js';
+import type { OptionLists, OptionValues } from './options.js';
 
 /** What `st` is, when it is not something an image can be (a regular file or a block device). */
 function notAnImage(st: Stats): string | undefined {
@@ -67,8 +68,26 @@ export async function formatOf(
   if (named) return named;
   const found = await detectFormat(source, choice.formats);
   if (found) return found;
-  const names = orList(choice.formats.map((f) => f.name));
+  // the formats that have a signature, and the ones that cannot be recognized (TrueCrypt/VeraCrypt: --type tcrypt)
+  const told = choice.formats.filter((f) => f.detect);
+  const untold = choice.formats.filter((f) => !f.detect);
+  const names = told.length > 0 ? ` ${orList(told.map((f) => f.name))}` : '';
+  const hints = untold.map((f) => `a ${f.name} volume has no signature: --type ${f.type}`);
   throw new Error(
-    `${image} is not a ${names} volume that ${choice.command} recognizes (${undetectedReason(source)}); --type names the format`,
+    `${image} is not a${names} volume that ${choice.command} recognizes (${undetectedReason(source)}); --type names the format${hints.length > 0 ? ` (${hints.join('; ')})` : ''}`,
   );
+}
+
+/**
+ * Refuses what only TrueCrypt/VeraCrypt takes for a volume of `format`: its options, and more than one
+ * `-d` (cryptsetup: "Only one --key-file argument is allowed", but for tcrypt keyfiles).
+ */
+export function refuseTcryptOptions(values: OptionValues, lists: OptionLists, format: DiskFormat): void {
+  const given = TCRYPT_OPTIONS.find((o) => values[o.name] !== undefined);
+  if (given)
+    throw new UsageError(`--${given.name} is for TrueCrypt/VeraCrypt volumes (--type tcrypt), not ${format.name}`);
+  if ((lists['key-file']?.length ?? 0) > 1)
+    throw new UsageError(
+      `only one --key-file opens a ${format.name} volume (more are TrueCrypt/VeraCrypt keyfiles, with --type tcrypt)`,
+    );
 }

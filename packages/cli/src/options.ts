@@ -25,9 +25,16 @@ export interface OptionDef {
 /** The options given, by name: a value, `true` for a switch (the last of an option given twice). */
 export type OptionValues = Readonly<Record<string, string | true | undefined>>;
 
-/** What a command line holds: the options given, how each was spelled (`--keyslot`), and the rest. */
+/** Every value of each option that takes one, in the order given (`-d kf1 -d kf2`: TrueCrypt keyfiles). */
+export type OptionLists = Readonly<Record<string, readonly string[]>>;
+
+/**
+ * What a command line holds: the options given (the last value of each), every value of each option in
+ * order (`lists`), how each was spelled (`--keyslot`), and the rest.
+ */
 export interface ParsedArgs {
   readonly values: OptionValues;
+  readonly lists: OptionLists;
   readonly spelled: Readonly<Record<string, string>>;
   readonly positionals: readonly string[];
 }
@@ -46,6 +53,7 @@ export function parseOptions(argv: readonly string[], defs: readonly OptionDef[]
   for (const d of defs) for (const n of [d.name, ...(d.aliases ?? [])]) byName.set(`--${n}`, d);
   for (const d of defs) if (d.short) byName.set(`-${d.short}`, d);
   const values: Record<string, string | true> = {};
+  const lists: Record<string, string[]> = {};
   const spelledAs: Record<string, string> = {};
   const positionals: string[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -68,14 +76,15 @@ export function parseOptions(argv: readonly string[], defs: readonly OptionDef[]
     if (def.value === undefined) {
       if (attached !== undefined) throw new UsageError(`${spelled} takes no value`);
       values[def.name] = true;
-    } else if (attached !== undefined) {
-      values[def.name] = attached;
     } else {
-      if (i + 1 >= argv.length) throw new UsageError(`${spelled} needs a value (${def.value})`);
-      values[def.name] = argv[++i];
+      if (attached === undefined && i + 1 >= argv.length)
+        throw new UsageError(`${spelled} needs a value (${def.value})`);
+      const value = attached ?? argv[++i];
+      values[def.name] = value;
+      lists[def.name] = [...(lists[def.name] ?? []), value];
     }
   }
-  return { values, spelled: spelledAs, positionals };
+  return { values, lists, spelled: spelledAs, positionals };
 }
 
 /**

@@ -8,7 +8,7 @@
 // load no format, no AES kernel and no thread code (`npm run bench -- --startup` measures it).
 import { createRequire } from 'node:module';
 import { type CliIo, DECRYPT_THREAD_ARG, EXIT, report, UsageError } from './io.js';
-import { type OptionDef, optionHelp, type OptionValues, parseOptions } from './options.js';
+import { type OptionDef, optionHelp, type OptionLists, type OptionValues, parseOptions } from './options.js';
 
 /** One subcommand: `dump`, `decrypt`, … */
 export interface Subcommand {
@@ -18,8 +18,11 @@ export interface Subcommand {
   readonly about: string;
   /** The options it takes (`--help` aside). */
   readonly options: readonly OptionDef[];
-  /** Runs it with the arguments after its name and the options given; throws what goes wrong. */
-  run(args: readonly string[], values: OptionValues, io: CliIo): Promise<void>;
+  /**
+   * Runs it with the arguments after its name and the options given (`lists`: every value of each, for
+   * the options that may be repeated); throws what goes wrong.
+   */
+  run(args: readonly string[], values: OptionValues, io: CliIo, lists: OptionLists): Promise<void>;
 }
 
 /** A command: `x-disk`, `x-luks`. */
@@ -118,7 +121,7 @@ export async function decryptThreadDone(): Promise<boolean> {
  */
 export async function runProgram(p: Program, argv: readonly string[], io: CliIo): Promise<number> {
   try {
-    const { values, spelled, positionals } = parseOptions(argv, [...allOptions(p), HELP, VERSION]);
+    const { values, lists, spelled, positionals } = parseOptions(argv, [...allOptions(p), HELP, VERSION]);
     const [name, ...args] = positionals;
     const command = name === undefined ? undefined : Object.hasOwn(p.commands, name) ? p.commands[name] : undefined;
     if (values.version) {
@@ -132,7 +135,7 @@ export async function runProgram(p: Program, argv: readonly string[], io: CliIo)
     if (!command) throw new UsageError(name === undefined ? 'no command' : `unknown command "${name}"`);
     const wrong = Object.keys(values).find((o) => !command.options.some((d) => d.name === o));
     if (wrong !== undefined) throw new UsageError(`${name} does not take ${spelled[wrong]}`);
-    await command.run(args, values, io);
+    await command.run(args, values, io, lists);
     return EXIT.done;
   } catch (e) {
     return report(io, p.name, usage(p), e);

@@ -3,9 +3,11 @@
 // writes the plaintext under the same rules as x-luks (./output.ts). Node only. Its start-up loads the list
 // (each format's detection alone) and the table of subcommands; a subcommand's code is loaded when it runs.
 //
-//   x-disk dump IMAGE [--json] [--type luks|bitlk|fvault2]
+//   x-disk dump IMAGE [--json] [--type luks|bitlk|fvault2|tcrypt] [TCRYPT OPTIONS]
 //   x-disk decrypt IMAGE OUT [-d F | --passphrase-file F | --recovery-password DIGITS | --startup-key F.BEK
 //                             | --volume-key-file F] [--type T] [-S N] [--threads N] [--force]
+//   TCRYPT OPTIONS (cryptsetup's, ./tcrypt.ts): -d KEYFILE…, --passphrase-file F, --veracrypt-pim N,
+//     --veracrypt-query-pim, --tcrypt-hidden, --tcrypt-system, --tcrypt-backup, --hash NAME, --disable-veracrypt
 //
 // Exit status: 0 done, 2 wrong passphrase, recovery password, startup key or volume key, 1 anything else.
 import { FORMATS } from '@x/disk';
@@ -22,7 +24,11 @@ export function xDisk(formats: readonly DiskFormat[]): Program {
   return {
     name: 'x-disk',
     commands: { dump: dumpCommand(choice), decrypt: decryptCommand(choice) },
-    notes: `  IMAGE     ${orList(formats.map((f) => `${f.name} (${f.type})`))}, told by its first bytes unless --type says`,
+    notes: `  IMAGE     ${orList(formats.map((f) => `${f.name} (${f.type})`))}, told by its first bytes unless --type says${
+      formats.some((f) => !f.detect)
+        ? `\n            (${orList(formats.filter((f) => !f.detect).map((f) => f.name))}: only by --type ${orList(formats.filter((f) => !f.detect).map((f) => f.type))})`
+        : ''
+    }`,
     wrongSecret: 'wrong passphrase, recovery password, startup key or volume key',
   };
 }

@@ -82,7 +82,7 @@ describe('x-disk with one more format in its list', () => {
     const r = await runDisk(['dump', f('toy.img')]);
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(
-      `x-disk: ${f('toy.img')} is not a LUKS, BitLocker, FileVault 2 or TrueCrypt/VeraCrypt volume that x-disk recognizes (no known signature); --type names the format\n`,
+      `x-disk: ${f('toy.img')} is not a LUKS, BitLocker or FileVault 2 volume that x-disk recognizes (no known signature); --type names the format (a TrueCrypt/VeraCrypt volume has no signature: --type tcrypt)\n`,
     );
   });
 });

@@ -18,8 +18,12 @@ import { luksFixture, runCli, runDisk, sameBytes } from './helpers.js';
 
 const SAMPLE = luksFixture('sample-luks2.img');
 const SAMPLE_PASS = luksFixture('sample.passphrase');
-/** The formats x-disk names when it recognizes none: `LUKS`, then `LUKS, BitLocker or FileVault 2`. */
-const KNOWN = orList(FORMATS.map((f) => f.name));
+/** The formats x-disk names when it recognizes none: those it can recognize (`LUKS, BitLocker or FileVault 2`). */
+const KNOWN = orList(FORMATS.filter((f) => f.detect).map((f) => f.name));
+/** And the ones it cannot, which only --type opens: TrueCrypt/VeraCrypt. */
+const UNTOLD = ` (${FORMATS.filter((f) => !f.detect)
+  .map((f) => `a ${f.name} volume has no signature: --type ${f.type}`)
+  .join('; ')})`;
 
 /** No file in `dir` is a temporary `.part` file, and `out` does not exist. */
 async function nothingWritten(dir: string, out: string) {
@@ -123,7 +127,7 @@ describe('x-disk on the committed sample', () => {
     const r = await runDisk(['dump', junk]);
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(
-      `x-disk: ${junk} is not a ${KNOWN} volume that x-disk recognizes (no known signature); --type names the format\n`,
+      `x-disk: ${junk} is not a ${KNOWN} volume that x-disk recognizes (no known signature); --type names the format${UNTOLD}\n`,
     );
     const t = await runDisk([
       'decrypt',
@@ -142,7 +146,7 @@ describe('x-disk on the committed sample', () => {
     const s = await runDisk(['dump', tiny]);
     expect(s.code).toBe(1);
     expect(s.stderr).toBe(
-      `x-disk: ${tiny} is not a ${KNOWN} volume that x-disk recognizes (only 4 bytes); --type names the format\n`,
+      `x-disk: ${tiny} is not a ${KNOWN} volume that x-disk recognizes (only 4 bytes); --type names the format${UNTOLD}\n`,
     );
     const n = await runDisk(['dump', join(dir, 'no-such-file')]);
     expect(n.code).toBe(1);
