@@ -237,7 +237,7 @@ async function slowVolume(dir: string): Promise<SlowVolume> {
 }
 
 /**
- * The cryptsetup-made VeraCrypt images these tests open, and the two keyfiles (packages/tcrypt/test/fixtures,
+ * The cryptsetup-made VeraCrypt images these tests open (the system partition's is 18 MiB), and the two keyfiles (packages/tcrypt/test/fixtures,
  * its README says what each name asks for): passwords 12 × a, the hidden volume's 12 × b. The answer is the
  * FAT serial in the decrypted boot sector: DEAD-BABE in an outer volume, CAFE-BABE in a hidden one.
  */
@@ -245,11 +245,15 @@ const TCRYPT_IMAGES = [
   'vc_1-sha512-xts-aes',
   'vc_1-sha512-xts-aes-hidden',
   'vck_1-sha512-xts-aes',
+  'vcpim_1_1234-sha256-xts-aes',
+  'sys_vc_1_mbr_part-sha256-xts-aes',
   'keyfile1',
   'keyfile2',
 ] as const;
 const TC_PASSWORD = 'aaaaaaaaaaaa';
 const TC_HIDDEN_PASSWORD = 'bbbbbbbbbbbb';
+/** The password of the `vcpim_1_<PIM>` images (20 × c). */
+const TC_PIM_PASSWORD = 'cccccccccccccccccccc';
 
 /** Extracts {@link TCRYPT_IMAGES} from @x/tcrypt's copy of cryptsetup's archive into `dir`; returns their folder. */
 function extractTcrypt(dir: string): string {
@@ -873,6 +877,52 @@ describeWithBrowsers('the page', (browserName) => {
     expect(await downloadedVolume(page)).toEqual({ serial: 'CAFE-BABE', sha256: ref.sha256, size: ref.size });
     expect(problems).toEqual([]);
     await close(page);
+  });
+
+  it('opens VeraCrypt volumes with a PIM, by the backup header, and a system partition (system encryption)', async () => {
+    const cases: {
+      name: string;
+      set(page: Page): Promise<void>;
+      password: string;
+      options: TcryptOpenOptions;
+      dump: RegExp;
+    }[] = [
+      {
+        name: 'vcpim_1_1234-sha256-xts-aes',
+        set: (page) => page.locator('#pim').fill('1234'),
+        password: TC_PIM_PASSWORD,
+        options: { pim: 1234 },
+        dump: /\nIterations: *\t1249000 \(PIM 1234\)\n/,
+      },
+      {
+        name: 'vc_1-sha512-xts-aes',
+        set: (page) => page.click('#tc-backup'),
+        password: TC_PASSWORD,
+        options: { backup: true },
+        dump: /\nHeader: *\tbackup at \d+ \[bytes\]\n/,
+      },
+      {
+        name: 'sys_vc_1_mbr_part-sha256-xts-aes',
+        set: (page) => page.click('#tc-system'),
+        password: TC_PASSWORD,
+        options: { system: true },
+        dump: /\nHeader: *\tsystem at 31744 \[bytes\]\n/,
+      },
+    ];
+    for (const c of cases) {
+      const page = await openPage(false);
+      await pickTcrypt(page, c.name);
+      await c.set(page);
+      await page.select('#prf', /sha512/.test(c.name) ? 'sha512' : 'sha256');
+      await unlockTcrypt(page, c.password);
+      expect(await text(page, '#error'), c.name).toBe('');
+      const ref = await tcryptReference(join(tcrypt, c.name), { passphrase: c.password, ...c.options });
+      expect(await text(page, '#dump'), c.name).toBe(ref.dump);
+      expect(ref.dump, c.name).toMatch(c.dump);
+      expect(await downloadedVolume(page), c.name).toEqual({ serial: 'DEAD-BABE', sha256: ref.sha256, size: ref.size });
+      expect(problems, c.name).toEqual([]);
+      await close(page);
+    }
   });
 
   it('Cancel during the search of TrueCrypt/VeraCrypt derivations ends the worker; the next unlock opens in a new one', async () => {
