@@ -312,7 +312,7 @@ form.addEventListener('submit', (e) => {
   showCancel(true);
   say(
     named
-      ? `Unlocking as ${named.name}… (each PRF is tried unless one is chosen: up to a minute or more; Cancel stops it)`
+      ? `Unlocking as ${named.name}… (each PRF is tried unless one is chosen: a wrong password takes a minute or two; Cancel stops it)`
       : 'Unlocking… (deriving the key from the secret can take a few seconds; Cancel stops it)',
   );
   send({ type: 'unlock', secret: message, ...(choice ? { named: choice } : {}) }, transfer);
