@@ -2,6 +2,11 @@
 // image is done by the worker (worker.ts); this file only moves the person through the steps and the
 // plaintext chunks from the worker into the sink (sink.ts).
 //
+// An image no format recognizes may still be TrueCrypt/VeraCrypt, whose header is random bytes: the worker
+// offers it (`undetected`), the person chooses it, gives the password and the format's options
+// (named-form.ts), and the header is shown once the volume is unlocked, as only then can it be read; while
+// the key derivations are tried, the status line says which one runs.
+//
 // Cancel works in every step. Reading the header and deriving the key cannot be interrupted from inside
 // (a derivation is one call that runs to its end), so Cancel ends the worker there (Worker.terminate()),
 // as picking another image does; the next step starts a new worker for the same image, which reads the
@@ -13,7 +18,8 @@
 // under the CSP of its own HTTP response, which a static host does not send, while a blob: worker
 // inherits this page's policy, so connect-src 'none' holds in the worker too.
 import './style.css';
-import type { FromWorker, SecretChoice, SecretMessage, ToWorker } from './protocol.ts';
+import { forgetKeyfiles, keyfileCount, namedChoice, resetNamedFields, showNamedFields } from './named-form.ts';
+import type { FromWorker, NamedChoice, NamedOffer, SecretChoice, SecretMessage, ToWorker } from './protocol.ts';
 import { canPickFile, downloadSink, pickFileSink, type Sink } from './sink.ts';
 import DiskWorker from './worker.ts?worker&inline';
 
@@ -30,6 +36,9 @@ const $ = <T extends HTMLElement>(id: string): T => {
 const drop = $<HTMLDivElement>('drop');
 const image = $<HTMLInputElement>('image');
 const picked = $<HTMLParagraphElement>('picked');
+const namedBox = $<HTMLDivElement>('named');
+const namedText = $<HTMLParagraphElement>('named-text');
+const namedButtons = $<HTMLParagraphElement>('named-buttons');
 const header = $<HTMLElement>('header');
 const formatName = $<HTMLSpanElement>('format');
 const dump = $<HTMLPreElement>('dump');
@@ -65,10 +74,12 @@ const WRONG: Record<SecretChoice, string> = {
   none: 'The volume has no clear key',
 };
 
-type Step = 'idle' | 'inspecting' | 'ready' | 'unlocking' | 'unlocked' | 'decrypting' | 'cancelling';
+type Step = 'idle' | 'inspecting' | 'undetected' | 'ready' | 'unlocking' | 'unlocked' | 'decrypting' | 'cancelling';
 let step: Step = 'idle';
 let worker: Worker | undefined;
 let file: File | undefined;
+/** The format the person chose for an undetected image (TrueCrypt/VeraCrypt); undefined: the one detected. */
+let named: NamedOffer | undefined;
 /** What the image's format calls its passphrase (from the worker). */
 let passphraseName = 'passphrase';
 let kernel = '';
@@ -128,8 +139,11 @@ function open(f: File): void {
   sink = undefined;
   clearTimeout(cancelTimer);
   file = f;
+  named = undefined;
   picked.textContent = `${f.name}, ${fmtSize(f.size)}`;
   picked.hidden = false;
+  namedBox.hidden = true;
+  resetNamedFields();
   header.hidden = true;
   form.hidden = true;
   runSection.hidden = true;
@@ -146,7 +160,9 @@ function idle(status: string, error = ''): void {
   endWorker();
   file = undefined;
   step = 'idle';
+  named = undefined;
   picked.hidden = true;
+  namedBox.hidden = true;
   header.hidden = true;
   form.hidden = true;
   runSection.hidden = true;
@@ -159,8 +175,14 @@ function onMessage(m: FromWorker): void {
     case 'inspected':
       inspected(m.format, m.dump, m.secrets, m.passphraseName);
       break;
+    case 'undetected':
+      undetected(m.message, m.named);
+      break;
+    case 'trying':
+      trying(m.what, m.count);
+      break;
     case 'unlocked':
-      unlocked(m.summary, m.kernel, m.payloadSize);
+      unlocked(m.summary, m.kernel, m.payloadSize, m.header);
       break;
     case 'chunk':
       chunk(m.buf, m.length);
@@ -188,6 +210,52 @@ function inspected(name: string, text: string, secrets: readonly SecretChoice[],
   kindRow.hidden = secrets.length < 2;
   showChoice();
   ready(`${name} image. ${kindRow.hidden ? 'Type the passphrase' : 'Choose how to unlock it'}, then Unlock.`);
+}
+
+/**
+ * No format recognized the image: the formats it may still be are offered, one button each; nothing is
+ * guessed. (A worker started again after a cancelled unlock says this again: the page is past it.)
+ */
+function undetected(message: string, offers: readonly NamedOffer[]): void {
+  if (step !== 'inspecting') return;
+  step = 'undetected';
+  cancel.hidden = true;
+  const names = offers.map((o) => o.name).join(', ');
+  namedText.textContent = `A ${names} volume has no signature to detect (its header cannot be told from random bytes): if the image is one, say so.`;
+  namedButtons.replaceChildren(
+    ...offers.map((o) => {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.textContent = `Open as ${o.name}`;
+      b.addEventListener('click', () => chooseNamed(o));
+      return b;
+    }),
+  );
+  namedBox.hidden = false;
+  say(`${message}.`);
+  namedButtons.querySelector('button')?.focus();
+}
+
+/** Opens the undetected image as `offer`: its password and options; its header comes once it is unlocked. */
+function chooseNamed(offer: NamedOffer): void {
+  if (step !== 'undetected') return;
+  named = offer;
+  passphraseName = 'password';
+  formatName.textContent = offer.name;
+  kind.replaceChildren(new Option('Password', 'passphrase'));
+  kindRow.hidden = true;
+  showChoice();
+  showNamedFields(offer);
+  namedBox.hidden = true;
+  ready(
+    `Opening as ${offer.name}: type the password (empty with keyfiles), choose any keyfiles and options, then Unlock. The header is shown once unlocked.`,
+  );
+}
+
+/** A named format's unlock has started another key derivation. */
+function trying(what: string, count: number): void {
+  if (step !== 'unlocking') return;
+  say(`Unlocking as ${named?.name}… trying ${what} (derivation ${count}; Cancel stops the search)`);
 }
 
 /** The label of a choice; the passphrase as the format calls it (BitLocker: a password). */
@@ -218,6 +286,8 @@ form.addEventListener('submit', (e) => {
   e.preventDefault();
   if (step !== 'ready') return;
   const k = kind.value as SecretChoice;
+  const choice: NamedChoice | undefined = named ? namedChoice(named.type) : undefined;
+  if (Number.isNaN(choice?.pim)) return say('', 'The PIM is a whole number (empty: none).');
   let message: SecretMessage;
   const transfer: Transferable[] = [];
   if (k === 'startupKey') {
@@ -227,7 +297,8 @@ form.addEventListener('submit', (e) => {
   } else if (k === 'none') {
     message = { kind: k };
   } else {
-    if (secret.value === '') return say('', `Type the ${choiceLabel(k).toLowerCase()} first.`);
+    if (secret.value === '' && !(named && keyfileCount() > 0))
+      return say('', `Type the ${choiceLabel(k).toLowerCase()} first${named ? ' (or choose keyfiles)' : ''}.`);
     const bytes = new TextEncoder().encode(secret.value).buffer;
     // The bytes move to the worker (no copy here); the field is cleared once unlocked (a JS string
     // itself cannot be wiped).
@@ -239,16 +310,27 @@ form.addEventListener('submit', (e) => {
   step = 'unlocking';
   fields.disabled = true;
   showCancel(true);
-  say('Unlocking… (deriving the key from the secret can take a few seconds; Cancel stops it)');
-  send({ type: 'unlock', secret: message }, transfer);
+  say(
+    named
+      ? `Unlocking as ${named.name}… (each PRF is tried unless one is chosen: a wrong password takes a minute or two; Cancel stops it)`
+      : 'Unlocking… (deriving the key from the secret can take a few seconds; Cancel stops it)',
+  );
+  send({ type: 'unlock', secret: message, ...(choice ? { named: choice } : {}) }, transfer);
 });
 
-function unlocked(line: string, k: string, size: number): void {
+function unlocked(line: string, k: string, size: number, read?: { format: string; dump: string }): void {
   step = 'unlocked';
   kernel = k;
   payloadSize = size;
   secret.value = '';
   bek.value = '';
+  forgetKeyfiles();
+  if (read) {
+    // A named format's header, read with the secret.
+    formatName.textContent = read.format;
+    dump.textContent = read.dump;
+    header.hidden = false;
+  }
   summary.textContent = line;
   runSection.hidden = false;
   progress.max = Math.max(1, size);
@@ -387,7 +469,9 @@ function failed(message: string, wrongSecret: boolean): void {
   }
   if (step === 'unlocking') {
     const k = kind.value as SecretChoice;
-    ready('', wrongSecret ? `${WRONG[k]}: ${message}. Nothing was written.` : message);
+    // A named format's message says both what may be wrong with the secret and what may be unsupported.
+    const wrong = named ? 'Not unlocked' : WRONG[k];
+    ready('', wrongSecret ? `${wrong}: ${message}. Nothing was written.` : message);
     if (!secretRow.hidden) secret.select();
     return;
   }

@@ -11,11 +11,37 @@ export type SecretMessage =
   | { readonly kind: 'startupKey'; readonly file: File }
   | { readonly kind: 'none' };
 
+/**
+ * How to open an image as a format chosen by name (one with no signature to detect: TrueCrypt/VeraCrypt),
+ * with that format's options: @x/tcrypt's `open` options, keyfiles as the Files picked, in the order chosen.
+ */
+export interface NamedChoice {
+  /** The format's type (`tcrypt`), one of the `named` of an `undetected` message. */
+  readonly type: string;
+  readonly keyfiles: readonly File[];
+  /** VeraCrypt's PIM; absent: none. */
+  readonly pim?: number;
+  readonly hidden: boolean;
+  readonly system: boolean;
+  readonly backup: boolean;
+  /** The PRF to try alone; absent: every one. */
+  readonly prf?: string;
+}
+
+/** A format the page may open an undetected image as, chosen by the person. */
+export interface NamedOffer {
+  readonly type: string;
+  /** `TrueCrypt/VeraCrypt`. */
+  readonly name: string;
+  /** The PRF hints it takes (x-disk's `--hash`), for the page's list. */
+  readonly prfs: readonly string[];
+}
+
 export type ToWorker =
   /** Detect the format of `file` and dump its header. */
   | { readonly type: 'inspect'; readonly file: File }
-  /** Unlock the inspected image. */
-  | { readonly type: 'unlock'; readonly secret: SecretMessage }
+  /** Unlock the inspected image; `named`: as the format it names (the image was not detected). */
+  | { readonly type: 'unlock'; readonly secret: SecretMessage; readonly named?: NamedChoice }
   /** Decrypt the whole payload, in chunks of about `chunkBytes`, `depth` of them in flight. */
   | { readonly type: 'decrypt'; readonly chunkBytes: number; readonly depth: number }
   /** A chunk buffer given back once the page has written it. */
@@ -35,8 +61,17 @@ export type FromWorker =
       /** What the format calls its passphrase: `passphrase`, or BitLocker's `password`. */
       readonly passphraseName: string;
     }
+  /**
+   * No format of the list recognizes the image; it may still be one of the `named` formats, whose headers
+   * cannot be told from random bytes, if the person says so.
+   */
+  | { readonly type: 'undetected'; readonly message: string; readonly named: readonly NamedOffer[] }
+  /** A named format's unlock has started its `count`-th key derivation, `what` (`pbkdf2-sha512, 500000 iterations`). */
+  | { readonly type: 'trying'; readonly what: string; readonly count: number }
   | {
       readonly type: 'unlocked';
+      /** A named format's header, readable only now (`VeraCrypt`, and the header as `x-disk dump` prints it). */
+      readonly header?: { readonly format: string; readonly dump: string };
       /** x-disk's summary line: cipher, sector size, payload, what opened it, kernel. */
       readonly summary: string;
       readonly kernel: string;

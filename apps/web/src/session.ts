@@ -12,16 +12,35 @@ import { blobSource, type ByteSource } from '@x/byte-source';
 import {
   detectFormat,
   type DiskFormat,
+  type DiskHeader,
   type DiskVolume,
+  type Opened,
   orList,
   type Secret,
   undetectedReason,
   WrongSecretError,
 } from '@x/disk-format';
-import type { FromWorker, SecretChoice, SecretMessage } from './protocol.ts';
+import type { FromWorker, NamedChoice, NamedOffer, SecretChoice, SecretMessage } from './protocol.ts';
 
 /** How the session answers: a message to the page, with what it transfers. */
 export type Post = (m: FromWorker, transfer?: Transferable[]) => void;
+
+/**
+ * A format the page opens by name, with options of its own (TrueCrypt/VeraCrypt: ./tcrypt.ts): its header
+ * is read with the secret, so it comes with the opened volume.
+ */
+export interface NamedFormat extends NamedOffer {
+  /**
+   * Opens `source` with the passphrase bytes (possibly empty) and the options; `onProgress` is told each key
+   * derivation as it starts.
+   */
+  open(
+    source: ByteSource,
+    passphrase: Uint8Array,
+    choice: NamedChoice,
+    onProgress: (what: string) => void,
+  ): Promise<{ opened: Opened; header: DiskHeader }>;
+}
 
 /** One image at a time, as the worker's messages drive it (see protocol.ts). */
 export class Session {
@@ -42,6 +61,8 @@ export class Session {
     readonly post: Post,
     /** Made ready before a volume is opened (the page's: the WebAssembly kernel's init). */
     readonly prepare: () => Promise<void> = async () => {},
+    /** Formats offered by name when no format of `formats` recognizes the image. */
+    readonly named: readonly NamedFormat[] = [],
   ) {}
 
   /**
@@ -69,15 +90,24 @@ export class Session {
     }
   }
 
-  /** Detects the format of `file`, and sends its header's dump and the secrets it takes. */
+  /**
+   * Detects the format of `file`, and sends its header's dump and the secrets it takes; when no format
+   * recognizes it, the formats it may still be, chosen by name (`undetected`), or an error if there are none.
+   */
   async inspect(file: Blob & { readonly name: string }): Promise<void> {
     const source = blobSource(file);
     this.#source = source;
+    this.#format = undefined;
     const format = await detectFormat(source, this.formats);
-    if (!format)
-      throw new Error(
-        `${file.name} is not a ${orList(this.formats.map((f) => f.name))} volume (${undetectedReason(source)})`,
-      );
+    if (!format) {
+      // Only the formats detection can recognize: the others (no `detect`) are never ruled out by it.
+      const detectable = this.formats.filter((f) => f.detect !== undefined).map((f) => f.name);
+      const message = `${file.name} is not a ${orList(detectable)} volume (${undetectedReason(source)})`;
+      if (this.named.length === 0) throw new Error(message);
+      const named = this.named.map(({ type, name, prfs }) => ({ type, name, prfs }));
+      this.post({ type: 'undetected', message, named });
+      return;
+    }
     this.#format = format;
     const header = await format.readHeader(source);
     const secrets: SecretChoice[] = [...format.secrets];
@@ -91,8 +121,9 @@ export class Session {
     });
   }
 
-  /** Opens the inspected image with the secret. */
-  async unlock(message: SecretMessage): Promise<void> {
+  /** Opens the inspected image with the secret; `named`: as that format, with its options. */
+  async unlock(message: SecretMessage, named?: NamedChoice): Promise<void> {
+    if (named) return this.#unlockNamed(message, named);
     const source = this.#source,
       format = this.#format;
     if (!source || !format) throw new Error('no image is open');
@@ -109,6 +140,34 @@ export class Session {
       this.post({ type: 'unlocked', summary, kernel: volume.kernel, payloadSize: volume.payloadSize });
     } finally {
       secret?.bytes.fill(0);
+    }
+  }
+
+  /** Opens the inspected image as the format `choice` names, telling the page each key derivation tried. */
+  async #unlockNamed(message: SecretMessage, choice: NamedChoice): Promise<void> {
+    const source = this.#source;
+    if (!source) throw new Error('no image is open');
+    const format = this.named.find((f) => f.type === choice.type);
+    if (!format) throw new Error(`no format of type "${choice.type}" (${orList(this.named.map((f) => f.type))})`);
+    if (message.kind !== 'passphrase') throw new TypeError(`a ${format.name} volume opens with a passphrase`);
+    const passphrase = new Uint8Array(message.bytes);
+    try {
+      await this.prepare();
+      let count = 0;
+      const { opened, header } = await format.open(source, passphrase, choice, (what) =>
+        this.post({ type: 'trying', what, count: ++count }),
+      );
+      const { volume, summary } = opened;
+      this.#volume = volume;
+      this.post({
+        type: 'unlocked',
+        header: { format: header.title, dump: `${header.describe()}\n` }, // as x-disk dump prints it
+        summary,
+        kernel: volume.kernel,
+        payloadSize: volume.payloadSize,
+      });
+    } finally {
+      passphrase.fill(0);
     }
   }
 

@@ -1,11 +1,12 @@
 // The page's Web Worker: everything that touches the image, the secret or the key happens here, off the
 // page's thread. The work is a Session (./session.ts) over `@x/disk`'s list of formats, the list x-disk
-// uses (the same detection, header dump, secrets and summary line as the command); this file only hands it
-// the page's messages.
+// uses (the same detection, header dump, secrets and summary line as the command), with TrueCrypt/VeraCrypt
+// offered by name (./tcrypt.ts); this file only hands it the page's messages.
 import { init } from '@x/aes-kernels';
 import { FORMATS } from '@x/disk';
 import type { FromWorker, ToWorker } from './protocol.ts';
 import { Session } from './session.ts';
+import { tcryptNamed } from './tcrypt.ts';
 
 const session = new Session(
   FORMATS,
@@ -13,6 +14,8 @@ const session = new Session(
   async () => {
     await init();
   },
+  // Offered by name when no format recognizes the image: a TrueCrypt/VeraCrypt header is random bytes.
+  [tcryptNamed],
 );
 
 self.onmessage = (e: MessageEvent<ToWorker>) => {
@@ -30,7 +33,7 @@ self.onmessage = (e: MessageEvent<ToWorker>) => {
       void session.run(() => session.inspect(m.file));
       return;
     case 'unlock':
-      void session.run(() => session.unlock(m.secret));
+      void session.run(() => session.unlock(m.secret, m.named));
       return;
     case 'decrypt':
       void session.run(() => session.decrypt(m.chunkBytes, m.depth));

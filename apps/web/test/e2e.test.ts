@@ -6,10 +6,12 @@
 // showSaveFilePicker's file that hashes what the page streams into it.
 // Without a browser its tests are skipped with a notice, except under CI=true, where that fails; the tests
 // on cryptsetup-made volumes follow the same rule for cryptsetup.
+import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Browser, ElementHandle, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type Container, cryptsetupRequirement, makeLuks2Container, removeAllContainers } from '@x/containers';
@@ -18,6 +20,7 @@ import { openFileSource } from '@x/byte-source/file';
 import { describeFileVault2, readFileVault2Header } from '@x/filevault2';
 import { DEFAULT_MAX_ITERATIONS } from '@x/disk-format';
 import { createLuks, describeHeader, readHeader } from '@x/luks';
+import { describeTcrypt, openTcrypt, type TcryptOpenOptions } from '@x/tcrypt';
 import { BROWSER_TIMEOUT, describeWithBrowsers, launchBrowser } from '@x/testkit';
 import { bitlockerImages, FILEVAULT2_FACTS, fileVault2Image, startupKeyFiles } from '@x/testkit/disk-images';
 import { buildPage, SAMPLE, serve } from './harness.ts';
@@ -192,6 +195,8 @@ interface Shared {
   xts4k?: Container;
   /** A LUKS1 volume whose second keyslot takes the most PBKDF2 iterations any format accepts. */
   slow: SlowVolume;
+  /** The folder of the TrueCrypt/VeraCrypt images extracted from @x/tcrypt's fixtures ({@link TCRYPT_IMAGES}). */
+  tcrypt: string;
 }
 
 /** {@link slowVolume}'s image: where it is, the passphrase of keyslot 0, the plaintext. */
@@ -231,6 +236,58 @@ async function slowVolume(dir: string): Promise<SlowVolume> {
   return { path, passphrase, plaintext };
 }
 
+/**
+ * The cryptsetup-made VeraCrypt images these tests open (the system partition's is 18 MiB), and the two keyfiles (packages/tcrypt/test/fixtures,
+ * its README says what each name asks for): passwords 12 × a, the hidden volume's 12 × b. The answer is the
+ * FAT serial in the decrypted boot sector: DEAD-BABE in an outer volume, CAFE-BABE in a hidden one.
+ */
+const TCRYPT_IMAGES = [
+  'vc_1-sha512-xts-aes',
+  'vc_1-sha512-xts-aes-hidden',
+  'vck_1-sha512-xts-aes',
+  'vcpim_1_1234-sha256-xts-aes',
+  'sys_vc_1_mbr_part-sha256-xts-aes',
+  'keyfile1',
+  'keyfile2',
+] as const;
+const TC_PASSWORD = 'aaaaaaaaaaaa';
+const TC_HIDDEN_PASSWORD = 'bbbbbbbbbbbb';
+/** The password of the `vcpim_1_<PIM>` images (20 × c). */
+const TC_PIM_PASSWORD = 'cccccccccccccccccccc';
+
+/** Extracts {@link TCRYPT_IMAGES} from @x/tcrypt's copy of cryptsetup's archive into `dir`; returns their folder. */
+function extractTcrypt(dir: string): string {
+  const archive = join(
+    dirname(createRequire(import.meta.url).resolve('@x/tcrypt/package.json')),
+    'test',
+    'fixtures',
+    'tcrypt-images.tar.xz',
+  );
+  execFileSync('tar', ['-xJf', archive, '-C', dir, ...TCRYPT_IMAGES.map((m) => `tcrypt-images/${m}`)]);
+  return join(dir, 'tcrypt-images');
+}
+
+/** The FAT volume serial of a boot sector, as blkid prints it: FAT32's at 67, FAT12/16's at 39. */
+function fatSerial(boot: Uint8Array): string {
+  const at = new TextDecoder().decode(boot.subarray(82, 87)) === 'FAT32' ? 67 : 39;
+  const hex = Array.from(boot.subarray(at, at + 4), (b) => b.toString(16).padStart(2, '0'))
+    .reverse()
+    .join('');
+  return `${hex.slice(0, 4)}-${hex.slice(4)}`.toUpperCase();
+}
+
+/** What @x/tcrypt opens in Node: the header's dump as x-disk dump prints it, and the plaintext's SHA-256. */
+async function tcryptReference(
+  path: string,
+  options: TcryptOpenOptions,
+): Promise<{ dump: string; sha256: string; size: number }> {
+  const v = await openTcrypt(new Uint8Array(await readFile(path)), options);
+  const out = new Uint8Array(v.payloadSize);
+  await v.read(out, 0);
+  v.close();
+  return { dump: `${describeTcrypt(v.header!)}\n`, sha256: sha256(out), size: out.length };
+}
+
 let shared: Promise<Shared> | undefined;
 
 function prepare(): Promise<Shared> {
@@ -252,7 +309,15 @@ function prepare(): Promise<Shared> {
           })
         : undefined,
     ]);
-    return { dist, server: await serve(dist.dir), dir, damaged, xts4k, slow: await slowVolume(dir) };
+    return {
+      dist,
+      server: await serve(dist.dir),
+      dir,
+      damaged,
+      xts4k,
+      slow: await slowVolume(dir),
+      tcrypt: extractTcrypt(dir),
+    };
   })();
   return shared;
 }
@@ -278,13 +343,14 @@ describeWithBrowsers('the page', (browserName) => {
   let damaged: string;
   let xts4k: Container | undefined;
   let slow: SlowVolume;
+  let tcrypt: string;
   let browser: Browser | undefined;
   /** Each page's download folder (one page per test). */
   const downloadDirs = new Map<Page, string>();
   let problems: string[] = [];
 
   beforeAll(async () => {
-    ({ dist, server, dir, damaged, xts4k, slow } = await prepare());
+    ({ dist, server, dir, damaged, xts4k, slow, tcrypt } = await prepare());
     browser = await launchBrowser(browserName);
   }, BROWSER_TIMEOUT);
 
@@ -609,13 +675,15 @@ describeWithBrowsers('the page', (browserName) => {
         .querySelector('#drop')!
         .dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true }));
     });
-    await until(page, () => document.querySelector('#error')!.textContent!.startsWith('zeros.img: '));
-    expect(await page.$eval('#header', (e) => (e as HTMLElement).hidden)).toBe(true);
+    // Not recognized: said, and TrueCrypt/VeraCrypt offered (never guessed).
+    await waitStatus(page, 'zeros.img is not a LUKS, BitLocker or FileVault 2 volume (no known signature).');
+    expect(await page.$$eval('#named, #header', (e) => e.map((x) => (x as HTMLElement).hidden))).toEqual([false, true]);
     // The file input's own file again: a change, so it opens.
     await pick(page, SAMPLE.path);
     expect(await text(page, '#error')).toBe('');
     expect(await text(page, '#format')).toBe('LUKS2');
     expect(await text(page, '#picked')).toBe('sample-luks2.img, 576 KiB');
+    expect(await page.$eval('#named', (e) => (e as HTMLElement).hidden)).toBe(true);
     expect(await workers(page)).toMatchObject({ created: 3, live: 1 });
     expect(problems).toEqual([]);
     await close(page);
@@ -681,6 +749,216 @@ describeWithBrowsers('the page', (browserName) => {
     await unlock(page, FILEVAULT2_FACTS.passphrase);
     expect(await text(page, '#summary')).toMatch(/^FileVault 2 .*160\.0 MiB, passphrase, kernel wasm-simd128$/);
     expect(await download(page, 'Done: 160.0 MiB')).toBe(FILEVAULT2_FACTS.sha256);
+    expect(problems).toEqual([]);
+    await close(page);
+  });
+
+  /**
+   * Picks the TrueCrypt/VeraCrypt image `name`, which no format recognizes, and chooses to open it as
+   * TrueCrypt/VeraCrypt with the keyboard (the offer has the focus).
+   */
+  async function pickTcrypt(page: Page, name: string): Promise<void> {
+    await chooseFile(page, '#image', join(tcrypt, name));
+    await page.waitForSelector('#named:not([hidden])');
+    expect(await text(page, '#status')).toBe(
+      `${name} is not a LUKS, BitLocker or FileVault 2 volume (no known signature).`,
+    );
+    expect(await text(page, '#error')).toBe('');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Open as TrueCrypt/VeraCrypt');
+    await page.click('#named-buttons button');
+    await waitStatus(page, 'Opening as TrueCrypt/VeraCrypt: type the password');
+    expect(
+      await page.$$eval('#header, #unlock, #tcrypt-fields', (e) => e.map((x) => (x as HTMLElement).hidden)),
+    ).toEqual([true, false, false]);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('secret');
+  }
+
+  /** Fills in the password and presses Unlock; waits for the volume or an error. */
+  async function unlockTcrypt(page: Page, password: string): Promise<void> {
+    await page.locator('#secret').fill(password);
+    await page.click('#unlock-button');
+    await until(
+      page,
+      () => !document.querySelector<HTMLElement>('#save')!.hidden || document.querySelector('#error')!.textContent,
+    );
+  }
+
+  /** The serial of the FAT file system in the downloaded plaintext, and the plaintext's SHA-256. */
+  async function downloadedVolume(page: Page): Promise<{ serial: string; sha256: string; size: number }> {
+    await page.click('#save');
+    await waitStatus(page, 'Done:');
+    const { bytes } = await downloaded(page);
+    return { serial: fatSerial(bytes), sha256: sha256(bytes), size: bytes.length };
+  }
+
+  it('opens a VeraCrypt SHA-512 volume chosen as TrueCrypt/VeraCrypt: a wrong password says both possibilities; the header as tcryptDump; the FAT serial', async () => {
+    const name = 'vc_1-sha512-xts-aes';
+    const page = await openPage(false);
+    await pickTcrypt(page, name);
+    expect(await page.$$eval('#prf option', (o) => o.map((e) => (e as HTMLOptionElement).value))).toEqual([
+      '',
+      'ripemd160',
+      'sha512',
+      'whirlpool',
+      'sha1',
+      'sha256',
+      'argon2id',
+      'blake2s-256',
+      'stribog512',
+    ]);
+    // A wrong password, with the PRF hint (one PRF, not a minute of them all).
+    await page.select('#prf', 'sha512');
+    await unlockTcrypt(page, 'not the password');
+    expect(await text(page, '#error')).toMatch(
+      /^Not unlocked: no primary header decrypts: either the passphrase, keyfiles or PIM are wrong, or the volume uses a cipher this package does not open \(Serpent, Twofish, .*\) \(tried pbkdf2-sha512 1000 iterations, pbkdf2-sha512 500000 iterations; aes-xts-plain64\)\. Nothing was written\.$/,
+    );
+    expect(await page.$$eval('#header, #run', (e) => e.map((x) => (x as HTMLElement).hidden))).toEqual([true, true]);
+    expect(await downloadFolder(page)).toEqual([]);
+
+    // The right one, every PRF tried: the search stops at SHA-512's.
+    await page.select('#prf', '');
+    await unlockTcrypt(page, TC_PASSWORD);
+    expect(await text(page, '#error')).toBe('');
+    const ref = await tcryptReference(join(tcrypt, name), { passphrase: TC_PASSWORD });
+    expect(await text(page, '#format')).toBe('VeraCrypt');
+    expect(await text(page, '#dump')).toBe(ref.dump);
+    expect(ref.dump).toMatch(/^VERACRYPT header information\n[\s\S]*\nPBKDF2 hash:\tsha512\n/);
+    expect(await text(page, '#summary')).toMatch(
+      /^VeraCrypt aes-xts-plain64, 512-byte sectors, 36 KiB at 131072, primary header, pbkdf2-sha512 500000 iterations, kernel wasm-simd128$/,
+    );
+    expect(await downloadedVolume(page)).toEqual({ serial: 'DEAD-BABE', sha256: ref.sha256, size: ref.size });
+    expect(problems).toEqual([]);
+    await close(page);
+  });
+
+  it('opens a VeraCrypt volume with its password and two keyfiles, chosen one after the other (one alone does not open it)', async () => {
+    const name = 'vck_1-sha512-xts-aes';
+    const page = await openPage(false);
+    await pickTcrypt(page, name);
+    await page.select('#prf', 'sha512');
+    await chooseFile(page, '#keyfiles', join(tcrypt, 'keyfile1'));
+    const listed = () => page.$$eval('#keyfile-list li', (l) => l.map((e) => e.textContent));
+    expect(await listed()).toEqual(['keyfile1']);
+    await unlockTcrypt(page, TC_PASSWORD);
+    expect(await text(page, '#error')).toMatch(
+      /^Not unlocked: no primary header decrypts: either the passphrase, keyfiles or PIM are wrong/,
+    );
+    await chooseFile(page, '#keyfiles', join(tcrypt, 'keyfile2'));
+    expect(await listed()).toEqual(['keyfile1', 'keyfile2']);
+    await unlockTcrypt(page, TC_PASSWORD);
+    expect(await text(page, '#error')).toBe('');
+    // The keyfiles are forgotten with the password once unlocked.
+    expect(await listed()).toEqual([]);
+    const ref = await tcryptReference(join(tcrypt, name), {
+      passphrase: TC_PASSWORD,
+      keyfiles: [await readFile(join(tcrypt, 'keyfile1')), await readFile(join(tcrypt, 'keyfile2'))].map(
+        (b) => new Uint8Array(b),
+      ),
+      prf: 'sha512',
+    });
+    expect(await text(page, '#dump')).toBe(ref.dump);
+    expect(await downloadedVolume(page)).toEqual({ serial: 'DEAD-BABE', sha256: ref.sha256, size: ref.size });
+    expect(problems).toEqual([]);
+    await close(page);
+  });
+
+  it('opens the hidden volume inside a VeraCrypt volume with the hidden volume’s password', async () => {
+    const name = 'vc_1-sha512-xts-aes-hidden';
+    const page = await openPage(false);
+    await pickTcrypt(page, name);
+    await page.click('#tc-hidden');
+    await page.select('#prf', 'sha512');
+    await unlockTcrypt(page, TC_HIDDEN_PASSWORD);
+    expect(await text(page, '#error')).toBe('');
+    const ref = await tcryptReference(join(tcrypt, name), { passphrase: TC_HIDDEN_PASSWORD, hidden: true });
+    expect(await text(page, '#dump')).toBe(ref.dump);
+    expect(ref.dump).toMatch(/\nHeader: *\thidden at 65536 \[bytes\]\n/);
+    expect(await text(page, '#summary')).toMatch(/^VeraCrypt aes-xts-plain64, .*, hidden header, pbkdf2-sha512 /);
+    expect(await downloadedVolume(page)).toEqual({ serial: 'CAFE-BABE', sha256: ref.sha256, size: ref.size });
+    expect(problems).toEqual([]);
+    await close(page);
+  });
+
+  it('opens VeraCrypt volumes with a PIM, by the backup header, and a system partition (system encryption)', async () => {
+    const cases: {
+      name: string;
+      set(page: Page): Promise<void>;
+      password: string;
+      options: TcryptOpenOptions;
+      dump: RegExp;
+    }[] = [
+      {
+        name: 'vcpim_1_1234-sha256-xts-aes',
+        set: (page) => page.locator('#pim').fill('1234'),
+        password: TC_PIM_PASSWORD,
+        options: { pim: 1234 },
+        dump: /\nIterations: *\t1249000 \(PIM 1234\)\n/,
+      },
+      {
+        name: 'vc_1-sha512-xts-aes',
+        set: (page) => page.click('#tc-backup'),
+        password: TC_PASSWORD,
+        options: { backup: true },
+        dump: /\nHeader: *\tbackup at \d+ \[bytes\]\n/,
+      },
+      {
+        name: 'sys_vc_1_mbr_part-sha256-xts-aes',
+        set: (page) => page.click('#tc-system'),
+        password: TC_PASSWORD,
+        options: { system: true },
+        dump: /\nHeader: *\tsystem at 31744 \[bytes\]\n/,
+      },
+    ];
+    for (const c of cases) {
+      const page = await openPage(false);
+      await pickTcrypt(page, c.name);
+      await c.set(page);
+      await page.select('#prf', /sha512/.test(c.name) ? 'sha512' : 'sha256');
+      await unlockTcrypt(page, c.password);
+      expect(await text(page, '#error'), c.name).toBe('');
+      const ref = await tcryptReference(join(tcrypt, c.name), { passphrase: c.password, ...c.options });
+      expect(await text(page, '#dump'), c.name).toBe(ref.dump);
+      expect(ref.dump, c.name).toMatch(c.dump);
+      expect(await downloadedVolume(page), c.name).toEqual({ serial: 'DEAD-BABE', sha256: ref.sha256, size: ref.size });
+      expect(problems, c.name).toEqual([]);
+      await close(page);
+    }
+  });
+
+  it('Cancel during the search of TrueCrypt/VeraCrypt derivations ends the worker; the next unlock opens in a new one', async () => {
+    const name = 'vc_1-sha512-xts-aes';
+    const page = await openPage(false);
+    await pickTcrypt(page, name);
+    // A wrong password and no hint: every derivation runs, the status line says which has started.
+    await page.locator('#secret').fill('not the password');
+    await page.click('#unlock-button');
+    await waitStatus(page, 'Unlocking as TrueCrypt/VeraCrypt… trying ');
+    // VeraCrypt's RIPEMD-160 count starts once WebCrypto's derivations are done: none left running to wait for.
+    await until(page, () =>
+      document.querySelector('#status')!.textContent!.includes('pbkdf2-ripemd160, 655331 iterations'),
+    );
+    expect(await text(page, '#status')).toMatch(
+      /^Unlocking as TrueCrypt\/VeraCrypt… trying pbkdf2-ripemd160, 655331 iterations \(derivation \d+; Cancel stops the search\)$/,
+    );
+    const [first] = await browserWorkers(page, 1);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('cancel');
+    await page.keyboard.press('Enter'); // on Cancel
+    await waitStatus(page, 'Cancelled: the volume was not unlocked.');
+    expect(await text(page, '#error')).toBe('');
+    expect(await workers(page)).toMatchObject({ created: 1, live: 0 });
+    await browserWorkers(page, 0);
+    expect(
+      await page.$$eval('#unlock, #tcrypt-fields, #cancel, #run', (e) => e.map((x) => (x as HTMLElement).hidden)),
+    ).toEqual([false, false, true, true]);
+
+    // A new worker reads the image again (still not detected: ignored, the page is past that) and opens it.
+    await page.select('#prf', 'sha512');
+    await unlockTcrypt(page, TC_PASSWORD);
+    expect(await text(page, '#error')).toBe('');
+    expect(await text(page, '#format')).toBe('VeraCrypt');
+    expect(await workers(page)).toMatchObject({ created: 2, live: 1 });
+    await browserWorkers(page, 1, [first]);
+    expect((await downloadedVolume(page)).serial).toBe('DEAD-BABE');
     expect(problems).toEqual([]);
     await close(page);
   });
