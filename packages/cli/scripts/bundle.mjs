@@ -28,8 +28,7 @@ const EXTERNAL = [/^node:/, /^@x\/aes-native-(x64|arm64)$/];
  * @returns each name's bundled file.
  */
 export async function bundleCommands(entries, outdir, { conditions = [] } = {}) {
-  const bundle = await rolldown({
-    input: entries,
+  const options = {
     platform: 'node',
     external: EXTERNAL,
     resolve: { conditionNames: [...conditions, 'node', 'import', 'default'] },
@@ -38,7 +37,8 @@ export async function bundleCommands(entries, outdir, { conditions = [] } = {}) 
       if (level === 'warn') throw new Error(`bundle: ${log.message}`);
       handler(level, log);
     },
-  });
+  };
+  const bundle = await rolldown({ ...options, input: entries });
   try {
     await bundle.write({
       dir: outdir,
@@ -48,6 +48,14 @@ export async function bundleCommands(entries, outdir, { conditions = [] } = {}) 
     });
   } finally {
     await bundle.close();
+  }
+  // @x/tcrypt's key derivation thread: its chunk starts `new Worker(new URL('./kdf-worker.js', …))` next to
+  // itself, so the thread's module (one ES module file, nothing shared) sits beside the chunks
+  const worker = await rolldown({ ...options, input: { 'kdf-worker': '@x/tcrypt/kdf-worker' } });
+  try {
+    await worker.write({ dir: `${outdir}/chunks`, format: 'es', entryFileNames: '[name].js', codeSplitting: false });
+  } finally {
+    await worker.close();
   }
   return Object.fromEntries(Object.keys(entries).map((name) => [name, `${outdir}/${name}.cjs`]));
 }

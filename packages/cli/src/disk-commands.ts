@@ -32,7 +32,7 @@ const DUMP_SECRETS: readonly OptionDef[] = [
     name: 'key-file',
     short: 'd',
     value: 'FILE',
-    help: 'TrueCrypt/VeraCrypt: a keyfile (repeatable, in order); the headers of the other\nformats are dumped without a secret',
+    help: 'TrueCrypt/VeraCrypt: a keyfile (repeatable); the headers of the other\nformats are dumped without a secret',
   },
   { name: 'passphrase-file', value: 'FILE', help: 'TrueCrypt/VeraCrypt: the passphrase (- reads stdin)' },
 ];

@@ -18,7 +18,7 @@ export const SECRET_OPTIONS: readonly SecretOption[] = [
     value: 'FILE',
     kind: 'passphrase',
     what: 'passphrase',
-    help: 'the passphrase (BitLocker: the password): every byte of FILE, as cryptsetup\nreads a key file; - reads stdin (from a terminal, one line typed without echo).\nTrueCrypt/VeraCrypt: a keyfile, as cryptsetup; repeat it for more, in order',
+    help: 'the passphrase (BitLocker: the password): every byte of FILE, as cryptsetup\nreads a key file; - reads stdin (from a terminal, one line typed without echo).\nTrueCrypt/VeraCrypt: a keyfile, as cryptsetup; repeat it for more (any order)',
   },
   {
     name: 'passphrase-file',

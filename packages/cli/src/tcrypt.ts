@@ -1,5 +1,5 @@
 // TrueCrypt/VeraCrypt (`--type tcrypt`) as cryptsetup's tcryptOpen and tcryptDump take it: `-d, --key-file`
-// is a keyfile (repeatable, in order), the passphrase comes from `--passphrase-file` or is asked for (from a
+// is a keyfile (repeatable), the passphrase comes from `--passphrase-file` or is asked for (from a
 // terminal without echo, else the first line of stdin, as cryptsetup reads a passphrase that no key file
 // gives), `--veracrypt-pim N` or `--veracrypt-query-pim`, `--tcrypt-hidden`, `--tcrypt-system`,
 // `--tcrypt-backup`, `--hash NAME` (the PRF hint), `--disable-veracrypt`. They are bound to the format with
@@ -114,7 +114,7 @@ function headerOptions(values: OptionValues): TcryptFormatOptions {
 
 /**
  * The TrueCrypt/VeraCrypt format bound to the options of the command line, and its passphrase: the
- * keyfiles (`-d`, in order), the passphrase (`--passphrase-file`, else asked for), the PIM, the header.
+ * keyfiles (`-d`), the passphrase (`--passphrase-file`, else asked for), the PIM, the header.
  * With `volumeKey` (`--volume-key-file`) no secret is read and only the outer volume of a container opens.
  *
  * @throws UsageError for options that do not go together or a bad PIM or PRF name.

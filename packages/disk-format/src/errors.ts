@@ -44,11 +44,13 @@ export class DiskError extends Error {
   static readonly family: string | undefined = undefined;
 
   static override [Symbol.hasInstance](value: unknown): boolean {
-    // biome-ignore lint/complexity/noThisInStatic: `this` is the class `instanceof` asks about, a subclass too
-    const cls = this;
-    if (Object.hasOwn(cls, 'family') && cls.family !== undefined)
-      return value instanceof DiskError && value.format === cls.family;
-    return Function.prototype[Symbol.hasInstance].call(cls, value);
+    // `this` is the class `instanceof` asks about, a subclass too
+    // biome-ignore lint/complexity/noThisInStatic: as above
+    if (Object.hasOwn(this, 'family') && this.family !== undefined)
+      // biome-ignore lint/complexity/noThisInStatic: as above
+      return value instanceof DiskError && value.format === this.family;
+    // biome-ignore lint/complexity/noThisInStatic: as above
+    return Function.prototype[Symbol.hasInstance].call(this, value);
   }
 }
 

@@ -36,6 +36,7 @@ export {
   type VolumeArea,
   volumeArea,
 } from './volume.js';
+export { setKdfWorkerFactory, type KdfWorkerLike } from './kdf-threads.js';
 export { crc32 } from './crc32.js';
 export { newStreebog512 } from './streebog.js';
 export { blobSource, bytesSource, toSource, type ByteSource, type ImageInput } from '@x/byte-source';

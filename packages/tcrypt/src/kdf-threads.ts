@@ -38,7 +38,7 @@ export const kdfThreadState = {
   enabled: true,
   /** Set once a thread failed to load: the calling thread from then on. */
   unavailable: false,
-  /** Threads at once instead of max(1, cores − 1). */
+  /** Threads at once instead of {@link kdfWidth}'s count. */
   width: undefined as number | undefined,
   /** A Node thread's start instead of ./kdf-worker.js. */
   nodeBoot: undefined as NodeBoot | undefined,
@@ -250,8 +250,11 @@ export function cores(): number {
   return 2;
 }
 
-/** How many derivations run at once: as many as leave a core free, at least one. */
-export const kdfWidth = (): number => kdfThreadState.width ?? Math.max(1, cores() - 1);
+/**
+ * How many derivations run at once: beside WebCrypto's, as many as leave a core free (at least one);
+ * `alone` (nothing else runs): one a core.
+ */
+export const kdfWidth = (alone = false): number => kdfThreadState.width ?? Math.max(1, cores() - (alone ? 0 : 1));
 
 /**
  * The threads of one search: at most `width` of them, each made when a derivation first needs it and

@@ -151,11 +151,12 @@ export async function decryptHeader(
     const threaded = (async () => {
       await led;
       await pool(others.filter(cheap), width, (c) => attempt(c, true));
-      // the costly ones wait for WebCrypto's: on a 2-core machine a third busy thread would slow them all
+      // the costly ones wait for WebCrypto's (on a 2-core machine a third busy thread would slow them all),
+      // then take every core: nothing else runs by then
       await webCrypto;
       await lanes(
         others.filter((c) => !cheap(c)),
-        width,
+        kdfWidth(true),
         (c) => attempt(c, true),
       );
     })();

@@ -82,7 +82,7 @@ export function imageNames(): string[] {
 export function fatSerial(boot: Uint8Array): string {
   const fat32 = new TextDecoder().decode(boot.subarray(82, 87)) === 'FAT32';
   const at = fat32 ? 67 : 39;
-  const hex = Array.from(boot.subarray(at, at + 4).reverse(), (b) => b.toString(16).padStart(2, '0'))
+  const hex = Array.from(boot.slice(at, at + 4).reverse(), (b) => b.toString(16).padStart(2, '0'))
     .join('')
     .toUpperCase();
   return `${hex.slice(0, 4)}-${hex.slice(4)}`;
