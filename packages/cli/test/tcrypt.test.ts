@@ -515,3 +515,30 @@ describe.skipIf(!process.env.X_CLI_TCRYPT_ALL)('every AES-only image (X_CLI_TCRY
     await rm(out);
   });
 });
+
+/**
+ * The issue's other half: each of the 52 images of other ciphers (Serpent, Twofish, Camellia, Kuznyechik,
+ * Blowfish, CAST5, Triple DES and cascades), with its right password and PRF hint, exits 2 with the message
+ * that names both possibilities, and leaves no OUT. With X_CLI_TCRYPT_ALL=1 only.
+ */
+describe.skipIf(!process.env.X_CLI_TCRYPT_ALL)('every image of another cipher exits 2 (X_CLI_TCRYPT_ALL=1)', () => {
+  const others = readdirSync(images)
+    .sort()
+    .filter((n) => /^[a-z_0-9]+-[a-z0-9]+-(xts|lrw|cbc)-/.test(n) && runsOf(n).length === 0);
+  it('has the 52 images', () => expect(others.length).toBe(52));
+  it.each(others)('%s', async (name) => {
+    const [kind, prf] = name.split('-');
+    const args = ['--hash', prf === 'blake2s' ? 'blake2s-256' : prf];
+    if (/^(tck|vck)/.test(kind)) args.push('-d', img('keyfile1'), '-d', img('keyfile2'));
+    const pim = /^vcpim_1_(\d+)$/.exec(kind);
+    if (pim) args.push('--veracrypt-pim', pim[1]);
+    if (kind.startsWith('sys_')) args.push('--tcrypt-system');
+    const out = outPath();
+    const r = await runDisk(['decrypt', img(name), out, '--type', 'tcrypt', ...args], {
+      stdin: pim ? PIM_PASSWORD : PASSWORD,
+    });
+    expect(r.stderr).toMatch(WRONG);
+    expect(r.code).toBe(2);
+    await nothingWritten(out);
+  });
+});

@@ -1,7 +1,7 @@
 /**
  * The benchmarks behind the README's tables, side by side in one process with interleaved rounds: each
  * round measures every contender once, and a table reports each contender's median round, so that a slow
- * phase of the machine hits all of them alike. Nine tables:
+ * phase of the machine hits all of them alike. Ten tables:
  *
  * - openssl (./openssl.ts): the native-x64 kernel on both its paths (vaes, aesni), native-x64 and
  *   wasm-simd128 through @x/cbc and @x/xts, node:crypto, and `openssl speed` run as a child process, each
@@ -26,9 +26,11 @@
  *   the wasm-simd128 kernel, with how much two busy threads get done against one on this machine;
  * - startup (./startup.ts): the commands' start-up, spawn to exit, against `node -e 0`: `x-disk --version`,
  *   `x-disk --help`, `x-luks --help`, `x-disk dump` of a LUKS2, a BitLocker and a FileVault 2 image, and
- *   `cryptsetup luksDump` when cryptsetup is installed (needs the built commands, not cryptsetup).
+ *   `cryptsetup luksDump` when cryptsetup is installed (needs the built commands, not cryptsetup);
+ * - tcrypt (./tcrypt.ts): opening VeraCrypt's SHA-512 image with no PRF hint against the SHA-512
+ *   derivation alone, and the time to open each PRF's image with @x/tcrypt (needs the built package).
  *
- *   npm run bench                   all nine tables (about 15 minutes on 2 cores)
+ *   npm run bench                   all ten tables (about 17 minutes on 2 cores)
  *   npm run bench -- --openssl      only the OpenSSL table (about 3 minutes)
  *   npm run bench -- --modes        only the CTR / GCM / HCTR2 table (about 2 minutes)
  *   npm run bench -- --adiantum     only the Adiantum / HPolyC table (about 1 minute)
@@ -38,6 +40,7 @@
  *   npm run bench -- --encrypt      only x-luks encrypt against cryptsetup reencrypt --encrypt (about 1 minute)
  *   npm run bench -- --threads      only x-luks decrypt --threads 1 against 2, wasm-simd128 (about 1 minute)
  *   npm run bench -- --startup      only the commands' start-up against node -e 0 (about 30 seconds)
+ *   npm run bench -- --tcrypt       only TrueCrypt/VeraCrypt's time to open (about 2 minutes)
  *   npm run bench -- --xts-vs-cbc   XTS against CBC decryptSectors on wasm-simd128, through @x/xts and @x/cbc
  *                                   (a few seconds; not part of the full run: @x/aes-wasm-kernel's README)
  *   npm start                       the library table's short form (under a minute)
@@ -59,6 +62,7 @@ import { runLibraries } from './libraries.js';
 import { runModes, runModesBaseline } from './modes.js';
 import { runOpenssl } from './openssl.js';
 import { runStartup } from './startup.js';
+import { runTcrypt } from './tcrypt.js';
 import { runThreads } from './threads.js';
 import { runXtsVsCbc } from './xts-vs-cbc.js';
 
@@ -80,6 +84,7 @@ const picked = [
   '--encrypt',
   '--threads',
   '--startup',
+  '--tcrypt',
   '--xts-vs-cbc',
 ].filter((a) => args.has(a));
 const all = picked.length === 0 && !short && baseline === undefined;
@@ -103,6 +108,7 @@ if (want('--threads')) {
   json.threads = t && { rows: t.rows, ratio: t.ratio, cpuScaling: t.cpuScaling };
 }
 if (want('--startup')) json.startup = await runStartup({ baselineDir });
+if (want('--tcrypt')) json.tcrypt = await runTcrypt();
 if (args.has('--xts-vs-cbc')) json.xtsVsCbc = runXtsVsCbc(); // not part of the full run
 if (picked.length !== 1 && !short) console.log(`(all: ${((Date.now() - started) / 1000).toFixed(0)} s)`);
 if (args.has('--json')) console.log(JSON.stringify(json, null, 2));
