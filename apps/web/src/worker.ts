@@ -2,11 +2,21 @@
 // page's thread. The work is a Session (./session.ts) over `@x/disk`'s list of formats, the list x-disk
 // uses (the same detection, header dump, secrets and summary line as the command), with TrueCrypt/VeraCrypt
 // offered by name (./tcrypt.ts); this file only hands it the page's messages.
+//
+// TrueCrypt/VeraCrypt's derivations that WebCrypto lacks (RIPEMD-160, Whirlpool, BLAKE2s, Streebog,
+// Argon2id) run side by side in workers of this worker, made from blob: URLs as this one is (Vite's
+// `?worker&inline`): @x/tcrypt's own `new URL('./kdf-worker.js', import.meta.url)` cannot be resolved from
+// a blob: worker. They inherit the page's policy, and terminating this worker (Cancel, another image) ends
+// them with it.
 import { init } from '@x/aes-kernels';
 import { FORMATS } from '@x/disk';
+import { setKdfWorkerFactory } from '@x/tcrypt';
+import KdfWorker from '@x/tcrypt/kdf-worker?worker&inline';
 import type { FromWorker, ToWorker } from './protocol.ts';
 import { Session } from './session.ts';
 import { tcryptNamed } from './tcrypt.ts';
+
+setKdfWorkerFactory(() => new KdfWorker({ name: 'kdf' }));
 
 const session = new Session(
   FORMATS,

@@ -237,7 +237,8 @@ async function slowVolume(dir: string): Promise<SlowVolume> {
 }
 
 /**
- * The cryptsetup-made VeraCrypt images these tests open (the system partition's is 18 MiB), and the two keyfiles (packages/tcrypt/test/fixtures,
+ * The cryptsetup-made VeraCrypt images these tests open (the system partition's is 18 MiB), two TrueCrypt
+ * images of the older modes (LRW: TrueCrypt 4.1–4.3; CBC: before 4.1), and the two keyfiles (packages/tcrypt/test/fixtures,
  * its README says what each name asks for): passwords 12 × a, the hidden volume's 12 × b. The answer is the
  * FAT serial in the decrypted boot sector: DEAD-BABE in an outer volume, CAFE-BABE in a hidden one.
  */
@@ -247,6 +248,8 @@ const TCRYPT_IMAGES = [
   'vck_1-sha512-xts-aes',
   'vcpim_1_1234-sha256-xts-aes',
   'sys_vc_1_mbr_part-sha256-xts-aes',
+  'tc_2-ripemd160-lrw-aes',
+  'tc_1-sha1-cbc-aes',
   'keyfile1',
   'keyfile2',
 ] as const;
@@ -347,6 +350,12 @@ describeWithBrowsers('the page', (browserName) => {
   let browser: Browser | undefined;
   /** Each page's download folder (one page per test). */
   const downloadDirs = new Map<Page, string>();
+  /**
+   * The URLs of every worker the browser reported for each page (its `workercreated` events): the page's
+   * own worker and the key derivation workers that worker makes, which the page's Worker counter
+   * (installWorkerCounter) does not see, as they are made inside the worker.
+   */
+  const workerTargets = new Map<Page, string[]>();
   let problems: string[] = [];
 
   beforeAll(async () => {
@@ -370,6 +379,9 @@ describeWithBrowsers('the page', (browserName) => {
     });
     const page = await context.newPage();
     downloadDirs.set(page, downloads);
+    const targets: string[] = [];
+    workerTargets.set(page, targets);
+    page.on('workercreated', (w) => targets.push(w.url()));
     page.setDefaultTimeout(WAIT_MS);
     await page.setViewport(viewport);
     const mine: string[] = [];
@@ -443,7 +455,9 @@ describeWithBrowsers('the page', (browserName) => {
 
   it('is static files that import no node: module', async () => {
     const files = await readdir(dist.dir, { recursive: true });
-    expect(files.filter((f) => f.endsWith('.js')).length).toBe(1); // the worker is inside it (a blob: URL)
+    // The worker is inside the one script the page loads (a blob: URL), and the key derivation worker inside
+    // it; the build also emits @x/tcrypt's kdf-worker file for its default URL, which the page never loads.
+    expect(files.filter((f) => f.endsWith('.js') && !/kdf-worker-[\w-]+\.js$/.test(f)).length).toBe(1);
     // (Guarded globalThis.process?.getBuiltinModule('node:…') calls of the libraries are not imports.)
     const nodeImport = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*)\\?["'`]node:[a-z_/]+/;
     for (const f of files.filter((f) => /\.(js|html)$/.test(f))) {
@@ -568,9 +582,10 @@ describeWithBrowsers('the page', (browserName) => {
   const workers = (page: Page) => page.evaluate(() => (window as unknown as { __workers: WorkerCount }).__workers);
 
   /**
-   * Waits until the browser itself lists `n` workers of the page, none of them in `gone` (their URLs). Only
-   * Chromium: there a terminated worker leaves page.workers(); Firefox's WebDriver BiDi keeps listing it, so
-   * in Firefox the page's own count (installWorkerCounter) stands alone.
+   * Waits until the browser itself lists `n` workers of the page, none of them in `gone` (their URLs): the
+   * page's worker and the key derivation workers made inside it. Only Chromium: there a terminated worker
+   * leaves page.workers(); Firefox's WebDriver BiDi keeps listing it, so in Firefox the page's own count
+   * (installWorkerCounter) stands alone.
    */
   async function browserWorkers(page: Page, n: number, gone: string[] = []): Promise<string[]> {
     if (browserName !== 'chromium') return [];
@@ -580,6 +595,20 @@ describeWithBrowsers('the page', (browserName) => {
       if (urls.length === n && !urls.some((u) => gone.includes(u))) return urls;
       if (Date.now() > deadline) throw new Error(`the page has workers ${urls.join(', ')}; expected ${n}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  /**
+   * Waits until the browser lists at least `n` workers of the page at once (both browsers: a listing that
+   * lags behind a terminated worker only makes this sooner true, never wrongly false for long); returns their URLs.
+   */
+  async function atLeastWorkers(page: Page, n: number): Promise<string[]> {
+    const deadline = Date.now() + WAIT_MS;
+    for (;;) {
+      const urls = page.workers().map((w) => w.url());
+      if (urls.length >= n) return urls;
+      if (Date.now() > deadline) throw new Error(`the page has workers ${urls.join(', ')}; expected ${n} or more`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
 
@@ -810,7 +839,7 @@ describeWithBrowsers('the page', (browserName) => {
     await page.select('#prf', 'sha512');
     await unlockTcrypt(page, 'not the password');
     expect(await text(page, '#error')).toMatch(
-      /^Not unlocked: no primary header decrypts: either the passphrase, keyfiles or PIM are wrong, or the volume uses a cipher this package does not open \(Serpent, Twofish, .*\) \(tried pbkdf2-sha512 1000 iterations, pbkdf2-sha512 500000 iterations; aes-xts-plain64\)\. Nothing was written\.$/,
+      /^Not unlocked: no primary header decrypts: either the passphrase, keyfiles or PIM are wrong, or the volume uses a cipher this package does not open \(Serpent, Twofish, .*\) \(tried pbkdf2-sha512 1000 iterations, pbkdf2-sha512 500000 iterations; aes-xts-plain64, aes-lrw-benbi, aes-cbc-tcw\)\. Nothing was written\.$/,
     );
     expect(await page.$$eval('#header, #run', (e) => e.map((x) => (x as HTMLElement).hidden))).toEqual([true, true]);
     expect(await downloadFolder(page)).toEqual([]);
@@ -940,24 +969,87 @@ describeWithBrowsers('the page', (browserName) => {
     expect(await text(page, '#status')).toMatch(
       /^Unlocking as TrueCrypt\/VeraCrypt… trying pbkdf2-ripemd160, 655331 iterations \(derivation \d+; Cancel stops the search\)$/,
     );
-    const [first] = await browserWorkers(page, 1);
+    // The costly derivations run side by side, one per core, each in a key derivation worker made by the
+    // page's worker (its own counter still says one worker): the browser lists them beside it.
+    const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+    const during = await atLeastWorkers(page, 1 + Math.min(2, cores));
+    expect(await workers(page)).toMatchObject({ created: 1, live: 1 });
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('cancel');
     await page.keyboard.press('Enter'); // on Cancel
     await waitStatus(page, 'Cancelled: the volume was not unlocked.');
     expect(await text(page, '#error')).toBe('');
     expect(await workers(page)).toMatchObject({ created: 1, live: 0 });
+    // Terminating the page's worker ended its key derivation workers with it.
     await browserWorkers(page, 0);
     expect(
       await page.$$eval('#unlock, #tcrypt-fields, #cancel, #run', (e) => e.map((x) => (x as HTMLElement).hidden)),
     ).toEqual([false, false, true, true]);
 
-    // A new worker reads the image again (still not detected: ignored, the page is past that) and opens it.
+    // A new worker reads the image again (still not detected: ignored, the page is past that) and opens it;
+    // SHA-512 is WebCrypto's, so it makes no key derivation worker.
     await page.select('#prf', 'sha512');
     await unlockTcrypt(page, TC_PASSWORD);
     expect(await text(page, '#error')).toBe('');
     expect(await text(page, '#format')).toBe('VeraCrypt');
     expect(await workers(page)).toMatchObject({ created: 2, live: 1 });
-    await browserWorkers(page, 1, [first]);
+    await browserWorkers(page, 1, during);
+    expect((await downloadedVolume(page)).serial).toBe('DEAD-BABE');
+    expect(problems).toEqual([]);
+    await close(page);
+  });
+
+  it('opens a TrueCrypt LRW volume (4.1–4.3, RIPEMD-160): its derivations in key derivation workers, ended once it is open', async () => {
+    const name = 'tc_2-ripemd160-lrw-aes';
+    const page = await openPage(false);
+    await pickTcrypt(page, name);
+    await page.select('#prf', 'ripemd160');
+    await unlockTcrypt(page, TC_PASSWORD);
+    expect(await text(page, '#error')).toBe('');
+    const ref = await tcryptReference(join(tcrypt, name), { passphrase: TC_PASSWORD, prf: 'ripemd160' });
+    expect(await text(page, '#format')).toBe('TrueCrypt');
+    expect(await text(page, '#dump')).toBe(ref.dump);
+    expect(await text(page, '#summary')).toMatch(/^TrueCrypt aes-lrw-benbi, 512-byte sectors, .*pbkdf2-ripemd160 /);
+    // RIPEMD-160 is not WebCrypto's: derived in a worker of the page's worker, which the search ended.
+    expect(await workers(page)).toMatchObject({ created: 1, live: 1 });
+    expect(workerTargets.get(page)!.length).toBeGreaterThan(1);
+    await browserWorkers(page, 1);
+    expect(await downloadedVolume(page)).toEqual({ serial: 'DEAD-BABE', sha256: ref.sha256, size: ref.size });
+    expect(problems).toEqual([]);
+    await close(page);
+  });
+
+  it('opens a TrueCrypt CBC volume (before 4.1, SHA-1): WebCrypto derives it, no key derivation worker', async () => {
+    const name = 'tc_1-sha1-cbc-aes';
+    const page = await openPage(false);
+    await pickTcrypt(page, name);
+    await page.select('#prf', 'sha1');
+    await unlockTcrypt(page, TC_PASSWORD);
+    expect(await text(page, '#error')).toBe('');
+    const ref = await tcryptReference(join(tcrypt, name), { passphrase: TC_PASSWORD, prf: 'sha1' });
+    expect(await text(page, '#format')).toBe('TrueCrypt');
+    expect(await text(page, '#dump')).toBe(ref.dump);
+    expect(await text(page, '#summary')).toMatch(/^TrueCrypt aes-cbc-tcw, 512-byte sectors, .*pbkdf2-sha1 /);
+    expect(workerTargets.get(page)!.length).toBe(1);
+    expect(await downloadedVolume(page)).toEqual({ serial: 'DEAD-BABE', sha256: ref.sha256, size: ref.size });
+    expect(problems).toEqual([]);
+    await close(page);
+  });
+
+  it('runs a search with no PRF hint in key derivation workers: the LRW volume opens by its RIPEMD-160 count', async () => {
+    const name = 'tc_2-ripemd160-lrw-aes';
+    const page = await openPage(false);
+    await pickTcrypt(page, name);
+    await unlockTcrypt(page, TC_PASSWORD);
+    expect(await text(page, '#error')).toBe('');
+    expect(await text(page, '#summary')).toMatch(/^TrueCrypt aes-lrw-benbi, .*pbkdf2-ripemd160 /);
+    // One worker made by the page; the others the browser reported were made inside it for the derivations.
+    expect(await workers(page)).toMatchObject({ created: 1, live: 1 });
+    const targets = workerTargets.get(page)!;
+    expect(targets.length).toBeGreaterThan(1);
+    expect(targets.every((u) => u.startsWith('blob:'))).toBe(true);
+    // Made from the inline code, not from the file the build also emits for @x/tcrypt's default URL.
+    expect(server.requests.filter((r) => r.includes('kdf-worker'))).toEqual([]);
+    await browserWorkers(page, 1);
     expect((await downloadedVolume(page)).serial).toBe('DEAD-BABE');
     expect(problems).toEqual([]);
     await close(page);
