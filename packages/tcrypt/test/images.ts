@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { TcryptOpenOptions } from '../src/index.js';
+import { openTcrypt, type TcryptOpenOptions } from '../src/index.js';
 
 export const PASSWORD = 'aaaaaaaaaaaa';
 export const HIDDEN_PASSWORD = 'bbbbbbbbbbbb';
@@ -89,3 +89,15 @@ export function fatSerial(boot: Uint8Array): string {
 }
 
 export const listDir = (dir: string) => readdirSync(dir);
+
+/** The FAT serial of the volume `img` opens to with `options` (its first sector), the volume closed after. */
+export async function serialOf(img: Uint8Array, options: TcryptOpenOptions): Promise<string> {
+  const v = await openTcrypt(img, options);
+  try {
+    const boot = new Uint8Array(512);
+    await v.read(boot, 0);
+    return fatSerial(boot);
+  } finally {
+    v.close();
+  }
+}

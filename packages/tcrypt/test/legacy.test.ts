@@ -20,24 +20,13 @@ import {
   WrongPassphraseError,
   WrongVolumeKeyError,
 } from '../src/index.js';
-import { extractImages, fatSerial, HIDDEN_PASSWORD, PASSWORD } from './images.js';
+import { extractImages, fatSerial, serialOf, HIDDEN_PASSWORD, PASSWORD } from './images.js';
 
 const { dir, remove } = extractImages();
 afterAll(remove);
 const image = (name: string) => new Uint8Array(readFileSync(join(dir, name)));
 const hex = (s: string) => Uint8Array.from(s.match(/../g) ?? [], (b) => Number.parseInt(b, 16));
 const toHex = (b: Uint8Array) => Buffer.from(b).toString('hex');
-
-async function serialOf(img: Uint8Array, options: Parameters<typeof openTcrypt>[1]): Promise<string> {
-  const v = await openTcrypt(img, options);
-  try {
-    const boot = new Uint8Array(512);
-    await v.read(boot, 0);
-    return fatSerial(boot);
-  } finally {
-    v.close();
-  }
-}
 
 describe('the dump shows the legacy modes as cryptsetup does', () => {
   it('LRW-AES (TrueCrypt 4.1–4.3)', async () => {

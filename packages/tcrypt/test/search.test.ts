@@ -6,24 +6,13 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { crc32, kdfCandidates, openTcrypt, tcryptPassword, WrongPassphraseError } from '../src/index.js';
 import { kdfThreadState } from '../src/kdf-threads.js';
-import { extractImages, fatSerial, PASSWORD } from './images.js';
+import { extractImages, serialOf, PASSWORD } from './images.js';
 import { useSourceThreads } from './threads.js';
 
 useSourceThreads(); // the derivations WebCrypto lacks in worker threads, as users run them
 const { dir, remove } = extractImages();
 afterAll(remove);
 const image = (name: string) => new Uint8Array(readFileSync(join(dir, name)));
-
-async function serial(img: Uint8Array, options: Parameters<typeof openTcrypt>[1]): Promise<string> {
-  const v = await openTcrypt(img, options);
-  try {
-    const boot = new Uint8Array(512);
-    await v.read(boot, 0);
-    return fatSerial(boot);
-  } finally {
-    v.close();
-  }
-}
 
 describe('without a PRF hint', () => {
   it('opens VeraCrypt SHA-512 and TrueCrypt RIPEMD-160 and Whirlpool volumes, telling each derivation as it starts', async () => {
@@ -89,8 +78,8 @@ describe('backup headers', () => {
   it('the outer and the hidden volume open from the backups at the end', async () => {
     for (const name of ['vc_1-sha512-xts-aes-hidden', 'tc_5-sha512-xts-aes-hidden']) {
       const img = image(name);
-      expect(await serial(img, { passphrase: PASSWORD, prf: 'sha512', backup: true })).toBe('DEAD-BABE');
-      expect(await serial(img, { passphrase: 'bbbbbbbbbbbb', prf: 'sha512', backup: true, hidden: true })).toBe(
+      expect(await serialOf(img, { passphrase: PASSWORD, prf: 'sha512', backup: true })).toBe('DEAD-BABE');
+      expect(await serialOf(img, { passphrase: 'bbbbbbbbbbbb', prf: 'sha512', backup: true, hidden: true })).toBe(
         'CAFE-BABE',
       );
     }
@@ -98,7 +87,7 @@ describe('backup headers', () => {
   it('the backup is used alone: a wiped primary header does not matter, a wiped backup does', async () => {
     const img = image('vc_1-sha512-xts-aes');
     img.fill(0, 0, 512);
-    expect(await serial(img, { passphrase: PASSWORD, prf: 'sha512', backup: true })).toBe('DEAD-BABE');
+    expect(await serialOf(img, { passphrase: PASSWORD, prf: 'sha512', backup: true })).toBe('DEAD-BABE');
     await expect(openTcrypt(img, { passphrase: PASSWORD, prf: 'sha512' })).rejects.toThrow(WrongPassphraseError);
   });
 });

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { kernels } from '@x/cbc';
 import { testedKernels } from '@x/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
-import { HeaderError, openTcrypt, type TcryptOpenOptions, tcryptFormatWith } from '../src/index.js';
-import { extractImages, fatSerial, PASSWORD } from './images.js';
+import { HeaderError, openTcrypt, tcryptFormatWith } from '../src/index.js';
+import { extractImages, fatSerial, serialOf, PASSWORD } from './images.js';
 
 const { dir, remove } = extractImages();
 afterAll(remove);
@@ -29,17 +29,6 @@ function partition(drive: Uint8Array, index: number): { offset: number; size: nu
   }
   const e = 446 + 16 * index;
   return { offset: v.getUint32(e + 8, true) * 512, size: v.getUint32(e + 12, true) * 512 };
-}
-
-async function serialOf(img: Uint8Array, options: TcryptOpenOptions): Promise<string> {
-  const v = await openTcrypt(img, options);
-  try {
-    const boot = new Uint8Array(512);
-    await v.read(boot, 0);
-    return fatSerial(boot);
-  } finally {
-    v.close();
-  }
 }
 
 describe('the system partition alone, its header from the drive', () => {
