@@ -26,6 +26,10 @@
  *                                  unitSize, tweaks, tweakBytes, aes, decrypt) (whole messages or batches of
  *                                  sectors in one call, the AES block through the Keyed instance `aes`),
  *                                  dispose, and `core` ("avx2", "c": the primitives that run)
+ *   elephant(data, sectorSize, keys, decrypt, path, portable?)
+ *                                  BitLocker's Elephant diffusers of many sectors in place (elephant.h), on
+ *                                  the path's SIMD diffuser where it has one; elephantCore(path, portable?)
+ *                                  names the one that runs ("avx2", "c")
  *   calls()                        how many kernel methods have been entered (for the call-count test)
  *
  * Zero copy: the kernels run on the caller's Uint8Array bytes (napi_get_typedarray_info). Zero allocation:
@@ -720,6 +724,78 @@ static napi_value polyval_construct(napi_env env, napi_callback_info info) {
   return self;
 }
 
+#include "elephant.h"
+
+/* The path at index argv[i] (and whether argv[i + 1] asks for the portable C); 0 and a pending exception if not one. */
+static const aes_native_path *get_path(napi_env env, napi_value *argv, size_t argc, size_t i, bool *portable) {
+  uint32_t path;
+  if (napi_get_value_uint32(env, argv[i], &path) != napi_ok || path >= path_count()) {
+    throw_error(env, 1, "no such path");
+    return NULL;
+  }
+  napi_valuetype t = napi_undefined;
+  *portable = false;
+  if (argc > i + 1 && napi_typeof(env, argv[i + 1], &t) == napi_ok && t != napi_undefined &&
+      napi_get_value_bool(env, argv[i + 1], portable) != napi_ok) {
+    throw_error(env, 0, "portable must be a boolean");
+    return NULL;
+  }
+  const aes_native_path *p = aes_native_paths[path];
+  if (!p->available()) {
+    throw_error(env, 1, "this path is not available on this CPU");
+    return NULL;
+  }
+  return p;
+}
+
+/*
+ * elephant(data, sectorSize, keys, decrypt, path, portable?): BitLocker's Elephant diffusers (elephant.h)
+ * of data.length / sectorSize sectors in place, sector s with the 32-byte key at keys[32s ..], on the SIMD
+ * diffuser of the path at `path` (the portable C when it has none, or when `portable` is true). The caller
+ * (@x/dm-crypt) has checked the arguments; these checks only keep native code inside its arrays.
+ */
+static napi_value elephant(napi_env env, napi_callback_info info) {
+  napi_value argv[6];
+  size_t argc = 6, len, keys_len;
+  uint8_t *data, *keys;
+  uint32_t sector;
+  bool decrypt, portable;
+  call_count++;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 5) {
+    return throw_error(env, 0, "elephant(data, sectorSize, keys, decrypt, path)");
+  }
+  if (!get_bytes(env, argv[0], &data, &len)) return NULL;
+  if (napi_get_value_uint32(env, argv[1], &sector) != napi_ok) return throw_error(env, 0, "sectorSize must be a number");
+  if (!get_bytes(env, argv[2], &keys, &keys_len)) return NULL;
+  if (napi_get_value_bool(env, argv[3], &decrypt) != napi_ok) return throw_error(env, 0, "decrypt must be a boolean");
+  const aes_native_path *p = get_path(env, argv, argc, 4, &portable);
+  if (p == NULL) return NULL;
+  const size_t words = sector / 4;
+  if (sector % 4 != 0 || words < ELEPHANT_MIN_WORDS || words > ELEPHANT_MAX_WORDS || (words & (words - 1)) != 0) {
+    return throw_error(env, 1, "sectorSize must be 512, 1024, 2048 or 4096");
+  }
+  if (len % sector != 0) return throw_error(env, 1, "data must be whole sectors");
+  const size_t count = len / sector;
+  if (keys_len / 32 < count) return throw_error(env, 1, "keys must hold 32 bytes per sector");
+  elephant_run(elephant_ops(p, portable), data, count, words, keys, decrypt);
+  return NULL;
+}
+
+/* elephantCore(path, portable?): which diffuser `elephant` runs there ("avx2", "c"). */
+static napi_value elephant_core(napi_env env, napi_callback_info info) {
+  napi_value argv[2], out;
+  size_t argc = 2;
+  bool portable;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 1) {
+    return throw_error(env, 0, "elephantCore(path)");
+  }
+  const aes_native_path *p = get_path(env, argv, argc, 0, &portable);
+  if (p == NULL) return NULL;
+  const aes_native_elephant *simd = elephant_ops(p, portable);
+  napi_create_string_utf8(env, simd != NULL ? simd->name : "c", NAPI_AUTO_LENGTH, &out);
+  return out;
+}
+
 /* paths(): [{ name, available, ctr, polyval }] for every path built in, best first. */
 static napi_value paths(napi_env env, napi_callback_info info) {
   (void)info;
@@ -755,6 +831,10 @@ NAPI_MODULE_INIT() {
   napi_set_named_property(env, exports, "paths", fn);
   napi_create_function(env, "calls", NAPI_AUTO_LENGTH, calls, NULL, &fn);
   napi_set_named_property(env, exports, "calls", fn);
+  napi_create_function(env, "elephant", NAPI_AUTO_LENGTH, elephant, NULL, &fn);
+  napi_set_named_property(env, exports, "elephant", fn);
+  napi_create_function(env, "elephantCore", NAPI_AUTO_LENGTH, elephant_core, NULL, &fn);
+  napi_set_named_property(env, exports, "elephantCore", fn);
   /*
    * Keyed defines all but the last two entries; KeyedCtr adds ctr, and KeyedHctr2 both ctr and hctr2 (for
    * the paths that also have POLYVAL), so that a path's objects have exactly the methods it can run.

@@ -71,6 +71,11 @@ typedef struct aes_native_path {
    * then the glue's portable C runs them.
    */
   const struct aes_native_hbsh *hbsh;
+  /*
+   * The SIMD diffuser of BitLocker's AES-CBC + Elephant (elephant.h) on this path: NULL where the path has
+   * none, and then the glue's portable C runs it.
+   */
+  const struct aes_native_elephant *elephant;
 } aes_native_path;
 
 /*
@@ -95,6 +100,26 @@ typedef struct aes_native_hbsh {
    */
   void (*nh)(const uint32_t *key, const uint8_t *msg, size_t units, uint64_t sums[4]);
 } aes_native_hbsh;
+
+/*
+ * The Elephant diffusers of BitLocker (Ferguson 2006; @x/dm-crypt's elephant.ts writes the steps out) on
+ * eight sectors side by side, one per 32-bit lane; the rest (sector keys, CBC, sectors left over) is the
+ * glue's (elephant.h). Constant time: every step is an add, subtract, xor or rotation by a public amount at
+ * public indices.
+ */
+typedef struct aes_native_elephant {
+  /* What `elephantCore` reports: "avx2". */
+  const char *name;
+  /* Whether this CPU and OS can run it; never executes one of its instructions to find out. */
+  int (*available)(void);
+  /*
+   * Eight consecutive sectors of `words` little-endian 32-bit words each (words a power of two, 128 to
+   * 1024) at `data`, in place: decryption (`decrypt` 1) runs diffuser B⁻¹, diffuser A⁻¹, then XORs sector
+   * s with its 32-byte key at `keys + 32s` (repeated over the sector); encryption does the inverse, in the
+   * inverse order. `scratch` holds 8 × words words, 32-byte aligned; the caller wipes it.
+   */
+  void (*diffuse8)(uint8_t *data, size_t words, const uint8_t *keys, int decrypt, uint32_t *scratch);
+} aes_native_elephant;
 
 #define AES_NATIVE_CTR_BE128 0
 #define AES_NATIVE_CTR_BE32 1

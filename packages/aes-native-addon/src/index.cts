@@ -12,6 +12,7 @@ import type { KeySchedule } from '@x/aes-keyschedule';
 import type {
   NativeKernel,
   NativeKernelExports,
+  NativeElephant,
   NativeHbsh,
   NativeKernelOptions,
   NativeKeyedKernel,
@@ -75,6 +76,16 @@ interface Binding {
     ke: Uint8Array,
     portable?: boolean,
   ) => NativeHbsh;
+  /** BitLocker's Elephant diffusers (native/elephant.h); absent from a binary built before they existed. */
+  elephant?: (
+    data: Uint8Array,
+    sectorSize: number,
+    keys: Uint8Array,
+    decrypt: boolean,
+    path: number,
+    portable?: boolean,
+  ) => void;
+  elephantCore?: (path: number, portable?: boolean) => string;
 }
 
 /** The native methods a keyed kernel must have; an addon built before one of them existed is not used. */
@@ -196,6 +207,7 @@ function kernelOn<Name extends string>(
   let chosen: number | Error | undefined;
   let polyvalLoader: ((h: Uint8Array) => NativePolyval) | undefined;
   let hbshLoader: NativeLoadHbsh | undefined;
+  const elephants: (NativeElephant | undefined)[] = [];
   const choose = () => {
     chosen ??= pickPath(addon, wanted);
     return chosen;
@@ -238,6 +250,26 @@ function kernelOn<Name extends string>(
       hbshLoader ??= (key: Uint8Array, rounds: number, hpolyc: boolean, ke: Uint8Array, portable?: boolean) =>
         new Hbsh(key, rounds, hpolyc, c, ke, portable);
       return hbshLoader;
+    },
+    /*
+     * The Elephant diffusers on the chosen path (native/elephant.h); undefined where no path runs or the
+     * binary predates them. Keyless: one object per choice of diffuser, made once.
+     */
+    get loadElephant(): ((portable?: boolean) => NativeElephant) | undefined {
+      const c = choose();
+      const { elephant, elephantCore } = c instanceof Error ? {} : (addon.binding as Binding);
+      if (elephant === undefined || elephantCore === undefined || c instanceof Error) return undefined;
+      return (portable = false) => {
+        const i = portable ? 1 : 0;
+        elephants[i] ??= Object.freeze({
+          core: elephantCore(c, portable),
+          decrypt: (data: Uint8Array, sectorSize: number, keys: Uint8Array) =>
+            elephant(data, sectorSize, keys, true, c, portable),
+          encrypt: (data: Uint8Array, sectorSize: number, keys: Uint8Array) =>
+            elephant(data, sectorSize, keys, false, c, portable),
+        });
+        return elephants[i];
+      };
     },
   });
 }

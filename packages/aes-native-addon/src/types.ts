@@ -56,6 +56,23 @@ export type NativeLoadHbsh = (
   portable?: boolean,
 ) => NativeHbsh;
 
+/**
+ * BitLocker's Elephant diffusers (AES-CBC + Elephant, Ferguson 2006) in native code, on the chosen path's
+ * SIMD diffuser where it has one (`kernel.loadElephant()`): keyless, so nothing to dispose.
+ */
+export interface NativeElephant {
+  /** The diffuser that runs: `'avx2'` (x86-64 with AVX2, eight sectors at a time), or `'c'` (the glue's portable C). */
+  readonly core: string;
+  /**
+   * Diffuser B, diffuser A (decryption direction: after CBC decryption), then sector s ⊕= its 32-byte key
+   * `keys[32s ..]` repeated, for the `data.length / sectorSize` sectors of `data`, in place, in one native
+   * call. `sectorSize` is 512, 1024, 2048 or 4096. The caller checks the arguments first (`@x/dm-crypt`).
+   */
+  decrypt(data: Uint8Array, sectorSize: number, keys: Uint8Array): void;
+  /** The inverse, before CBC encryption: ⊕ the key, then diffuser A and diffuser B in the encryption direction. */
+  encrypt(data: Uint8Array, sectorSize: number, keys: Uint8Array): void;
+}
+
 /** A native kernel object (the kernel contract's `AesKernel`), bound to one code path. */
 export interface NativeKernel<Name extends string = string> extends Omit<AesKernel, 'name' | 'load' | 'loadPolyval'> {
   readonly name: Name;
@@ -74,6 +91,12 @@ export interface NativeKernel<Name extends string = string> extends Omit<AesKern
    * runs the glue's portable C primitives even where the path has SIMD ones (for tests).
    */
   readonly loadHbsh?: NativeLoadHbsh;
+  /**
+   * The Elephant diffusers on the chosen path (`portable` true: the glue's portable C even where the path
+   * has SIMD ones, for tests). Present where the binary has them (undefined on an older binary and where
+   * no path runs).
+   */
+  readonly loadElephant?: (portable?: boolean) => NativeElephant;
 }
 
 /** What a native kernel package tells {@link createNativeKernel}. */

@@ -84,6 +84,40 @@ describe('native-arm64 under arm64', () => {
 
 kernelConformance(kernel, { describe, it }, { runs, callCount: nativeCallCount, throwsAfterDispose: true });
 
+describe("the native Elephant diffusers under arm64 (the addon's portable C: no NEON one yet)", () => {
+  // Nine sectors of bytes (7i + 3) mod 256, keys (13i + 1) mod 256; the SHA-256 digests of what
+  // @x/dm-crypt's test/reference.ts gives (@x/aes-native-x64's test/elephant.test.ts pins the same).
+  const known = [
+    [
+      512,
+      '811d977c346b670a93c2704adcc982c0d9a4cc3d00941477d73904725106cff9',
+      'f55e76ec321fb52398a8a936ad457322bb3e1aaaebb1d3bd528260c85018646b',
+    ],
+    [
+      4096,
+      '50540c2b906679c76bfdd4114b7bddc6f55953807c6ff008eeec9ec141a02374',
+      '419076bbceeafe48a936b37b01c7504af8692fdac1dbeed52ff1ee9a240bf4f4',
+    ],
+  ];
+  it('gives the known answers both ways, and refuses a short key array', async () => {
+    const { createHash } = await import('node:crypto');
+    const el = kernel.loadElephant();
+    assert.equal(el.core, 'c');
+    for (const [size, decrypt, encrypt] of known) {
+      const data = Uint8Array.from({ length: 9 * size }, (_, i) => (i * 7 + 3) & 0xff);
+      const keys = Uint8Array.from({ length: 9 * 32 }, (_, i) => (i * 13 + 1) & 0xff);
+      const d = data.slice();
+      el.decrypt(d, size, keys);
+      assert.equal(createHash('sha256').update(d).digest('hex'), decrypt);
+      el.encrypt(d, size, keys);
+      assert.deepEqual(d, data);
+      el.encrypt(d, size, keys);
+      assert.equal(createHash('sha256').update(d).digest('hex'), encrypt);
+    }
+    assert.throws(() => el.decrypt(new Uint8Array(1024), 512, new Uint8Array(63)), RangeError);
+  });
+});
+
 /** The mode suite of packages/<mode>/test/conformance.ts, compiled; absent outside CI means "not built". */
 async function modeSuite(mode) {
   const file = path.join(js, 'packages', mode, 'test', 'conformance.js');

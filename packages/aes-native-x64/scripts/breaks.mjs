@@ -3,7 +3,8 @@
  * `npm run test:breaks` (and the end of `npm test`): shows that the kernel tests catch a wrong kernel
  * (the shared runner, @x/native-build's breaks.mjs): each patch in breaks/ is built into
  * build/Release/ and test/kernel.test.ts (the kernel conformance suite on both paths) and test/hbsh.test.ts
- * (the native Adiantum/HPolyC core: known answers, AVX2 against portable C) run against it, and must fail; an unpatched control must pass. Prints a Markdown table (pasted into README.md) and exits
+ * (the native Adiantum/HPolyC core: known answers, AVX2 against portable C) and test/elephant.test.ts
+ * (the Elephant diffusers, the same way) run against it, and must fail; an unpatched control must pass. Prints a Markdown table (pasted into README.md) and exits
  * non-zero if any break went unnoticed. Where the binary cannot be built here (no compiler, not
  * linux-x64) it says so and passes, except under CI=true.
  */
@@ -42,13 +43,23 @@ const unnoticed = runBreaks({
     if (patch.startsWith('vaes-') && !hasVaes) {
       return 'this CPU has no VAES with VPCLMULQDQ and AVX2, so the VAES path never runs';
     }
-    if (patch.startsWith('avx2-') && !hasAvx2) return 'this CPU has no AVX2, so the AVX2 HBSH primitives never run';
+    if (patch.startsWith('avx2-') && !hasAvx2) {
+      return 'this CPU has no AVX2, so the AVX2 HBSH primitives and Elephant diffuser never run';
+    }
     return undefined;
   },
   test() {
     const r = spawnSync(
       'npx',
-      ['--no-install', 'vitest', 'run', 'test/kernel.test.ts', 'test/hbsh.test.ts', '--reporter=verbose'],
+      [
+        '--no-install',
+        'vitest',
+        'run',
+        'test/kernel.test.ts',
+        'test/hbsh.test.ts',
+        'test/elephant.test.ts',
+        '--reporter=verbose',
+      ],
       {
         cwd: root,
         encoding: 'utf8',

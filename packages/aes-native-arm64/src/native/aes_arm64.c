@@ -849,6 +849,7 @@ static const aes_native_path armv8_ce = {
     aes_arm64_polyval_init,
     aes_arm64_polyval_update,
     NULL, /* hbsh: no NEON ChaCha/NH yet; Adiantum/HPolyC run the glue's portable C (aes_native.h) */
+    NULL, /* elephant: no NEON diffuser yet; the glue's portable C (elephant.h) runs it */
 };
 
 const aes_native_path *const aes_native_paths[] = {&armv8_ce, NULL};

@@ -53,7 +53,8 @@
  * (the branches are on lengths, round counts and the public CTR counter).
  *
  * Adiantum/HPolyC: hbsh_x64.h (included below) gives both paths the AVX2 ChaCha and NH of the native HBSH
- * core of @x/aes-native-addon (its hbsh.h), used where CPUID and XGETBV report AVX2.
+ * core of @x/aes-native-addon (its hbsh.h), used where CPUID and XGETBV report AVX2; elephant_x64.h gives
+ * them BitLocker's Elephant diffusers on eight sectors at a time (the glue's elephant.h), with AVX2 too.
  *
  * breaks/ holds deliberately wrong versions of this file (and of hbsh_x64.h) as patches, which the tests
  * must catch.
@@ -125,6 +126,7 @@ static int cpu_has_vaes(void) {
 }
 
 #include "hbsh_x64.h"
+#include "elephant_x64.h"
 
 /* ---------------------------------------------------------------------------------------------------- */
 /* xmm building blocks (used by the aesni path, and by the vaes path for single blocks)                  */
@@ -1088,6 +1090,7 @@ CTR_KINDS(vaes, VAES_TARGET, 14, ZEROUPPER)
       x64_polyval_init,                                                                                           \
       POLYVAL_UPDATE,                                                                                             \
       &x64_hbsh_avx2,                                                                                             \
+      &x64_elephant_avx2,                                                                                         \
   };
 
 ENTRY_POINTS(aesni, x64_polyval_update_clmul)
