@@ -18,10 +18,13 @@
 // is an add, subtract, xor or rotation by a public amount at public indices: constant time.
 //
 // Speed: the sector keys of every sector of a call come from one ECB call (two blocks per sector) into
-// scratch owned by this object; the diffusers run on an Int32Array view of the caller's buffer when the
-// host is little-endian and the buffer 4-byte aligned (the view is kept while the memory stays the same,
-// so a stream of calls on one I/O buffer allocates nothing), else on a one-sector word scratch, loaded and
-// stored byte by byte in little-endian order.
+// scratch owned by this object. With a native AES kernel whose binary has them, the diffusers run there
+// (@x/aes-native-addon's elephant.h: eight sectors side by side on AVX2, one per 32-bit lane), one native
+// call for all the call's sectors. Elsewhere they run here, on an Int32Array view of the caller's buffer
+// when the host is little-endian and the buffer 4-byte aligned (the view is kept while the memory stays
+// the same, so a stream of calls on one I/O buffer allocates nothing), else on a one-sector word scratch,
+// loaded and stored byte by byte in little-endian order.
+import { registry } from '@x/aes-kernels/hazmat';
 import { newCipher, type Cipher } from '@x/cbc';
 
 /** Whether this host stores an Int32Array's words little-endian (checked once). */
@@ -46,6 +49,8 @@ const RB = [0, 10, 0, 25];
  * ```
  */
 export interface Elephant {
+  /** Where the diffusers run: `'avx2'` or `'c'` (native, in the AES kernel's addon), or `'js'` (here). */
+  readonly core: ElephantCore;
   /**
    * Makes the sector keys of `count` sectors from `sector` on (counted as `byteShift` says: sector
    * `s`'s byte offset for e is `s << byteShift`, modulo 2^64), for the next {@link decrypt} or
@@ -64,10 +69,30 @@ export interface Elephant {
   dispose(): void;
 }
 
+const PREFIX = '@x/dm-crypt';
+
+/** Where the diffusers run: native SIMD (`'avx2'`), native portable C (`'c'`), or this file (`'js'`). */
+export type ElephantCore = 'avx2' | 'c' | 'js';
+
+/** What a native kernel's `loadElephant` gives (`NativeElephant` of @x/aes-native-addon/types). */
+interface NativeElephant {
+  readonly core: string;
+  decrypt(data: Uint8Array, sectorSize: number, keys: Uint8Array): void;
+  encrypt(data: Uint8Array, sectorSize: number, keys: Uint8Array): void;
+}
+
+/** The native diffusers of `kernel` (a name the registry knows), or undefined where it has none. */
+function nativeOf(kernel: string, portable: boolean): NativeElephant | undefined {
+  const load = (registry.chooseKernel(PREFIX, kernel) as { loadElephant?: unknown }).loadElephant;
+  return typeof load === 'function' ? (load as (portable: boolean) => NativeElephant)(portable) : undefined;
+}
+
 /**
  * The Elephant layer for `elephantKey` (16 or 32 bytes), `sectorSize`-byte sectors, and the shift that
- * turns a sector number into e's byte offset. `wordViews: false` forces the byte-by-byte path (the one a
- * big-endian host takes), for the tests.
+ * turns a sector number into e's byte offset. By default the diffusers run natively where the chosen AES
+ * kernel has them; `core` forces where (for the tests: `'c'` the native portable C, `'js'` this file; a core
+ * that cannot run here throws a RangeError). `wordViews: false` forces the byte-by-byte path of `'js'` (the
+ * one a big-endian host takes).
  *
  * @example
  * ```ts
@@ -78,13 +103,15 @@ export function newElephant(
   elephantKey: Uint8Array,
   sectorSize: number,
   byteShift: number,
-  options: { kernel?: string; wordViews?: boolean } = {},
+  options: { kernel?: string; core?: ElephantCore; wordViews?: boolean } = {},
 ): Elephant {
-  return new ElephantLayer(elephantKey, sectorSize, byteShift, options.kernel, options.wordViews ?? LITTLE_ENDIAN);
+  return new ElephantLayer(elephantKey, sectorSize, byteShift, options);
 }
 
 class ElephantLayer implements Elephant {
+  readonly core: ElephantCore;
   readonly #ecb: Cipher;
+  readonly #native: NativeElephant | undefined;
   readonly #size: number;
   /** Words per sector. */
   readonly #n: number;
@@ -102,12 +129,26 @@ class ElephantLayer implements Elephant {
   #words: Int32Array | undefined;
   #bytes: Uint8Array | undefined;
 
-  constructor(key: Uint8Array, sectorSize: number, byteShift: number, kernel: string | undefined, wordViews: boolean) {
-    this.#ecb = newCipher(key, { kernel });
+  constructor(
+    key: Uint8Array,
+    sectorSize: number,
+    byteShift: number,
+    options: { kernel?: string; core?: ElephantCore; wordViews?: boolean },
+  ) {
+    const ecb = newCipher(key, { kernel: options.kernel });
+    const wanted = options.core;
+    const native = wanted === 'js' ? undefined : nativeOf(ecb.kernel, wanted === 'c');
+    if (wanted !== undefined && wanted !== (native?.core ?? 'js')) {
+      ecb.dispose();
+      throw new RangeError(`${PREFIX}: the Elephant core "${wanted}" does not run with kernel ${ecb.kernel} here`);
+    }
+    this.#ecb = ecb;
+    this.#native = native;
+    this.core = (native?.core ?? 'js') as ElephantCore;
     this.#size = sectorSize;
     this.#n = sectorSize >>> 2;
     this.#shift = byteShift;
-    this.#wordViews = wordViews;
+    this.#wordViews = options.wordViews ?? LITTLE_ENDIAN;
     this.#scratch = new Int32Array(this.#n);
   }
 
@@ -156,6 +197,11 @@ class ElephantLayer implements Elephant {
   }
 
   decrypt(dst: Uint8Array, count: number): void {
+    if (this.#native) {
+      this.#native.decrypt(this.#prefix(dst, count * this.#size), this.#size, this.#ksView);
+      this.#ks.fill(0, 0, 32 * count);
+      return;
+    }
     const n = this.#n;
     const ks = this.#ks;
     const words = this.#viewOf(dst, count);
@@ -172,6 +218,13 @@ class ElephantLayer implements Elephant {
   }
 
   encrypt(dst: Uint8Array, src: Uint8Array, count: number): Uint8Array {
+    if (this.#native) {
+      const out = this.#prefix(dst, count * this.#size);
+      if (src.buffer !== dst.buffer || src.byteOffset !== dst.byteOffset) out.set(src);
+      this.#native.encrypt(out, this.#size, this.#ksView);
+      this.#ks.fill(0, 0, 32 * count);
+      return out;
+    }
     const n = this.#n;
     const ks = this.#ks;
     const words = this.#viewOf(dst, count);

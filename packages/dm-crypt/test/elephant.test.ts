@@ -7,9 +7,9 @@ import { kernels } from '@x/cbc';
 import { testedKernels } from '@x/testkit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { newElephant } from '../src/elephant.js';
+import { type ElephantCore, newElephant } from '../src/elephant.js';
 import { newSectorCipher, parseCipherSpec } from '../src/index.js';
-import { refDiffuser, referenceCrypt } from './reference.js';
+import { refDiffuser, refElephantLayer, referenceCrypt } from './reference.js';
 
 const SPEC = { chainMode: 'cbc', ivMode: 'elephant' } as const;
 
@@ -39,6 +39,25 @@ const BITLK_CIPHERTEXT = [
 ].join('');
 /** SHA-256 of the decrypted boot sector, pinned once the NTFS checks below passed on every kernel. */
 const BITLK_PLAINTEXT_SHA256 = '9213805231509fcfe000e71dab8b13478e678ad1c06a7b59a72e3eca906d2197';
+
+/**
+ * Whether the diffusers `core` run with `kernel`: 'yes'; 'no' (a native kernel on a CPU without AVX2, for
+ * 'avx2'); or 'other kernel' (the native cores with a kernel that has none).
+ */
+function runsHere(kernel: string, core: ElephantCore): 'yes' | 'no' | 'other kernel' {
+  if (core === 'js') return 'yes';
+  if (!kernel.startsWith('native-')) return 'other kernel';
+  const cores = (['avx2', 'c'] as const).filter((c) => {
+    try {
+      newElephant(new Uint8Array(16), 512, 9, { kernel, core: c }).dispose();
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  if (cores.includes(core)) return 'yes';
+  return core === 'avx2' && kernel === 'native-x64' ? 'no' : 'other kernel';
+}
 
 const hexBytes = (h: string) => new Uint8Array(Buffer.from(h, 'hex'));
 const same = (a: Uint8Array, b: Uint8Array) => Buffer.from(a).equals(Buffer.from(b));
@@ -164,13 +183,58 @@ for (const kernel of testedKernels(kernels())) {
       );
     });
 
+    // Where the diffusers run: natively ('avx2' where this CPU has it, 'c' the addon's portable C) with a
+    // native kernel, else here ('js'); every one this kernel can run, against the reference, with sector
+    // counts around the native groups of eight.
+    for (const core of ['avx2', 'c', 'js'] as const satisfies readonly ElephantCore[]) {
+      const runs = runsHere(kernel, core);
+      if (runs === 'other kernel') continue;
+      it(`the ${core} diffusers equal the reference (1 to 20 sectors of 512 to 4096 bytes, any placement)${runs === 'no' ? ': skipped, this CPU has no AVX2' : ''}`, ({
+        skip,
+      }) => {
+        if (runs === 'no') skip();
+        const arb = fc.record({
+          keyLength: fc.constantFrom(16, 32),
+          sectorSize: fc.constantFrom(512, 1024, 2048, 4096),
+          shift: fc.constantFrom(9, 12),
+          first: fc.nat(2 ** 40),
+          count: fc.integer({ min: 1, max: 20 }),
+          offset: fc.nat(7),
+        });
+        fc.assert(
+          fc.property(arb, ({ keyLength, sectorSize, shift, first, count, offset }) => {
+            const key = new Uint8Array(randomBytes(keyLength));
+            const el = newElephant(key, sectorSize, shift, { kernel, core });
+            expect(el.core).toBe(core);
+            const bytes = count * sectorSize;
+            const data = new Uint8Array(randomBytes(bytes));
+            const dst = new Uint8Array(bytes + 8).subarray(offset, offset + bytes);
+            el.sectorKeys(first, count);
+            const enc = el.encrypt(dst, data, count).slice();
+            expect(same(enc, refElephantLayer(false, key, data, first, sectorSize, shift))).toBe(true);
+            el.sectorKeys(first, count);
+            el.decrypt(dst, count);
+            expect(same(dst, data)).toBe(true);
+            // decryption of bytes never encrypted: the decryption direction on its own
+            const noise = new Uint8Array(randomBytes(bytes));
+            dst.set(noise);
+            el.sectorKeys(first, count);
+            el.decrypt(dst, count);
+            expect(same(dst, refElephantLayer(true, key, noise, first, sectorSize, shift))).toBe(true);
+            el.dispose();
+          }),
+          { numRuns: 25 },
+        );
+      });
+    }
+
     it('word views and the byte-by-byte path (a big-endian host) give the same bytes', () => {
       for (const sectorSize of [512, 4096]) {
         const key = new Uint8Array(randomBytes(32));
         const data = new Uint8Array(randomBytes(3 * sectorSize));
         const out: Uint8Array[] = [];
         for (const wordViews of [true, false]) {
-          const el = newElephant(key.subarray(16), sectorSize, 9, { kernel, wordViews });
+          const el = newElephant(key.subarray(16), sectorSize, 9, { kernel, core: 'js', wordViews });
           const dst = new Uint8Array(data.length);
           el.sectorKeys(77, 3);
           el.encrypt(dst, data, 3);

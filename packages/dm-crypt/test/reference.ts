@@ -56,6 +56,48 @@ export function refDiffuser(which: 'A' | 'B', decrypt: boolean, d: number[]): vo
 }
 
 /**
+ * The Elephant layer alone (@x/dm-crypt's newElephant) over whole sectors from `first` on: sector s's key
+ * Ks = AES-ECB(elephantKey, e ‖ e'), e = le64((first + s) << shift mod 2^64) ‖ 0^8, e' = e with byte 15 =
+ * 0x80; decrypt: Ks ⊕ A⁻¹(B⁻¹(d)); encrypt: B(A(Ks ⊕ d)) (the diffusers in their encryption direction).
+ */
+export function refElephantLayer(
+  decrypt: boolean,
+  elephantKey: Uint8Array,
+  data: Uint8Array,
+  first: number | bigint,
+  sectorSize: number,
+  shift: number,
+): Uint8Array {
+  const out = new Uint8Array(data.length);
+  for (let s = 0; s * sectorSize < data.length; s++) {
+    const e = Buffer.alloc(32);
+    e.writeBigUInt64LE(((BigInt(first) + BigInt(s)) << BigInt(shift)) & MASK64, 0);
+    e.copy(e, 16, 0, 16);
+    e[31] = 0x80;
+    const ks = Buffer.from(refEcb(true, elephantKey, new Uint8Array(e)));
+    const sector = Buffer.from(data.subarray(s * sectorSize, (s + 1) * sectorSize));
+    let d = Array.from({ length: sectorSize / 4 }, (_, i) => sector.readUInt32LE(4 * i));
+    const withKey = () => {
+      d = d.map((w, i) => (w ^ ks.readUInt32LE(4 * (i % 8))) >>> 0);
+    };
+    if (decrypt) {
+      refDiffuser('B', true, d);
+      refDiffuser('A', true, d);
+      withKey();
+    } else {
+      withKey();
+      refDiffuser('A', false, d);
+      refDiffuser('B', false, d);
+    }
+    d.forEach((w, i) => {
+      sector.writeUInt32LE(w, 4 * i);
+    });
+    out.set(sector, s * sectorSize);
+  }
+  return out;
+}
+
+/**
  * One sector of aes-cbc-elephant (dm-crypt's crypt_iv_elephant), `key` = data key ‖ elephant key, for the
  * sector whose dm-crypt IV sector number is `ivSector`:
  *   e = le64(ivSector × sectorSize) ‖ 0^8, e' = e with byte 15 = 0x80, Ks = AES-ECB(K_elephant, e ‖ e')
@@ -71,29 +113,13 @@ export function refElephantSector(
   const half = key.length / 2;
   const dataKey = key.subarray(0, half);
   const elephantKey = key.subarray(half);
-  const e = Buffer.alloc(32);
-  e.writeBigUInt64LE((ivSector * BigInt(sectorSize)) & MASK64, 0);
-  e.writeBigUInt64LE((ivSector * BigInt(sectorSize)) & MASK64, 16);
-  e[31] = 0x80;
-  const ks = refEcb(true, elephantKey, new Uint8Array(e));
-  const iv = refEcb(true, dataKey, new Uint8Array(e.subarray(0, 16)));
-  const toWords = (b: Uint8Array) => Array.from({ length: b.length / 4 }, (_, i) => Buffer.from(b).readUInt32LE(4 * i));
-  const toBytes = (w: number[]) => {
-    const b = Buffer.alloc(4 * w.length);
-    for (let i = 0; i < w.length; i++) b.writeUInt32LE(w[i], 4 * i);
-    return new Uint8Array(b);
-  };
-  const xorKs = (b: Uint8Array) => b.map((x, i) => x ^ ks[i % 32]);
-  if (encrypt) {
-    const d = toWords(xorKs(data));
-    refDiffuser('A', false, d);
-    refDiffuser('B', false, d);
-    return refCbc(true, dataKey, toBytes(d), iv);
-  }
-  const d = toWords(refCbc(false, dataKey, data, iv));
-  refDiffuser('B', true, d);
-  refDiffuser('A', true, d);
-  return xorKs(toBytes(d));
+  const shift = Math.log2(sectorSize);
+  const e = Buffer.alloc(16);
+  e.writeBigUInt64LE((ivSector << BigInt(shift)) & MASK64, 0);
+  const iv = refEcb(true, dataKey, new Uint8Array(e));
+  if (encrypt)
+    return refCbc(true, dataKey, refElephantLayer(false, elephantKey, data, ivSector, sectorSize, shift), iv);
+  return refElephantLayer(true, elephantKey, refCbc(false, dataKey, data, iv), ivSector, sectorSize, shift);
 }
 
 /**
