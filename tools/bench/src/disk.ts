@@ -1,6 +1,6 @@
 // `x-disk decrypt` of the BitLocker test images against `x-luks decrypt` of LUKS2 aes-xts-plain64 volumes
 // of the same sizes, in one run with interleaved rounds (the issue's goal: x-disk ≥ 0.9× x-luks for XTS
-// and CBC with BitLocker's IVs; the Elephant rate reported).
+// and CBC with BitLocker's IVs; Elephant ≥ 0.8× the same command on the XTS volume).
 //
 // The BitLocker images are cryptsetup's (tools/testkit/fixtures/bitlk-images.tar.xz, made by Windows):
 // XTS-AES-128 and AES-CBC-128 of 100 MiB, AES-CBC-128 + Elephant of 128 MiB (the largest). The LUKS2
@@ -202,10 +202,13 @@ function reportDisk(
   const goal = (i: number) => rate(i) / rate(base(rows[i].against));
   const goalP = (i: number) => payloadRate(i) / payloadRate(base(rows[i].against));
   const met = goal(1) >= 0.9 && goal(2) >= 0.9;
+  // Elephant against the same command on the BitLocker XTS volume (issue 27's goal: ≥ 0.8×)
+  const elephant = rate(4) / rate(1);
   // the commands' own report of the volume's part has 10 ms steps: a rough figure, for Elephant only
   console.log(
     `\nx-disk ÷ x-luks, spawn to exit: XTS ${goal(1).toFixed(2)}×, CBC ${goal(2).toFixed(2)}× (goal ≥ 0.9×: ${met ? 'met' : 'not met'}). ` +
-      `Elephant: ${(rate(4) / 1e6).toFixed(0)} MB/s spawn to exit (${goal(4).toFixed(2)}× x-luks on XTS), about ${(payloadRate(4) / 1e6).toFixed(0)} MB/s for the volume alone (${goalP(4).toFixed(2)}×).\n`,
+      `Elephant: ${(rate(4) / 1e6).toFixed(0)} MB/s spawn to exit, ${elephant.toFixed(2)}× x-disk on the XTS volume (goal ≥ 0.8×: ${elephant >= 0.8 ? 'met' : 'not met'}), ` +
+      `${goal(4).toFixed(2)}× x-luks on XTS; about ${(payloadRate(4) / 1e6).toFixed(0)} MB/s for the volume alone (${goalP(4).toFixed(2)}×).\n`,
   );
   return Object.fromEntries(rows.map((row, i) => [`${row.name} ${row.volume}`, med[i]]));
 }
