@@ -38,11 +38,11 @@ const HOW_TO = `The Go table needs ${ENV}: a GOPATH holding the two Go packages,
 go.mod pins in a vendor/ directory of its own (GOPATH mode, GO111MODULE=off, so no module proxy is needed;
 the two pin different golang.org/x/sys). Each path below holds that repository's files at that commit:
 
-  src/lukechampine.com/adiantum             github.com/lukechampine/adiantum  bed1d6616be8 (its newest)
+  src/lukechampine.com/adiantum             github.com/lukechampine/adiantum  bed1d6616be8
     vendor/github.com/aead/chacha20         github.com/aead/chacha20          8b13a72661da
     vendor/golang.org/x/crypto              github.com/golang/crypto          20be4c3c3ed5
     vendor/golang.org/x/sys                 github.com/golang/sys             4c4f7f33c9ed
-  src/github.com/ericlagergren/hctr2        github.com/ericlagergren/hctr2    9bd35110e87b (its newest)
+  src/github.com/ericlagergren/hctr2        github.com/ericlagergren/hctr2    9bd35110e87b
     vendor/github.com/ericlagergren/polyval github.com/ericlagergren/polyval  e25bc10ba391
     vendor/github.com/ericlagergren/subtle  github.com/ericlagergren/subtle   890d697da010
     vendor/golang.org/x/exp                 github.com/golang/exp             39d4317da171
