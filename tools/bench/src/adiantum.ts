@@ -9,9 +9,10 @@
 // (`encrypt`) on wasm-simd128. The others get one 4 KiB message per call, which is all their APIs offer:
 // noble's xchacha20 (the stream cipher alone, no hash, no block cipher), node:crypto's chacha20 with a
 // cipher object per message (as a user encrypting sectors with a fresh IV each would have to).
-// Goals: wasm-simd128 Adiantum-XChaCha12 ≥ 10× noble, ≥ 2× node:crypto. The Go package
-// (lukechampine.com/adiantum) publishes 2.34 GB/s for Adiantum-XChaCha12 on 4 KiB (amd64 assembly, an
-// Intel i5-7600K at 3.8 GHz): quoted, not measured here.
+// Goals: wasm-simd128 Adiantum-XChaCha12 ≥ 10× noble, ≥ 2× node:crypto. The Go column is the figure the Go
+// package (lukechampine.com/adiantum) publishes, 2.34 GB/s for Adiantum-XChaCha12 on 4 KiB (amd64
+// assembly, an Intel i5-7600K at 3.8 GHz), for reference; `--go` (./go-seeds.ts) measures that package
+// here, its own benchmark beside ours in the same rounds, when X_BENCH_GOPATH names a GOPATH of its sources.
 import { createCipheriv, randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import { xchacha20 } from '@noble/ciphers/chacha.js';
@@ -129,7 +130,8 @@ export function runAdiantum(): Record<string, unknown> {
       `Encryption of 4 KiB sectors, MB/s (10^6 bytes/s), median of ${ROUNDS} interleaved rounds; higher is better. ` +
       `@x kernels: ${SECTORS} sectors per encryptSectors call; the others one 4 KiB message per call. ` +
       `${OPENSSL}: \`openssl speed -evp chacha20 -bytes 4096\`, the stream cipher alone, native (the ceiling). ` +
-      `Go (lukechampine.com/adiantum, amd64 assembly): its published figure on an Intel i5-7600K at 3.8 GHz, not measured here.\n`,
+      `Go (lukechampine.com/adiantum, amd64 assembly): its published figure on an Intel i5-7600K at 3.8 GHz; ` +
+      `\`npm run bench -- --go\` measures it on this machine.\n`,
   );
   console.log(
     markdownTable(

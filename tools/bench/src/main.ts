@@ -1,7 +1,7 @@
 /**
  * The benchmarks behind the README's tables, side by side in one process with interleaved rounds: each
  * round measures every contender once, and a table reports each contender's median round, so that a slow
- * phase of the machine hits all of them alike. Ten tables:
+ * phase of the machine hits all of them alike. Eleven tables:
  *
  * - openssl (./openssl.ts): the native-x64 kernel on both its paths (vaes, aesni), native-x64 and
  *   wasm-simd128 through @x/cbc and @x/xts, node:crypto, and `openssl speed` run as a child process, each
@@ -10,6 +10,10 @@
  *   `openssl speed`, with HCTR2 in cycles per byte at the measured clock (./clock.c);
  * - adiantum (./adiantum.ts): Adiantum and HPolyC on 4 KiB sectors on every @x kernel against
  *   @noble/ciphers' xchacha20, node:crypto's chacha20 and `openssl speed -evp chacha20`;
+ * - go (./go-seeds.ts): @x/adiantum and @x/hctr2 against the Go packages they come from
+ *   (lukechampine.com/adiantum, github.com/ericlagergren/hctr2), each Go package's own benchmark run as a
+ *   child process in the same rounds; needs go on PATH and X_BENCH_GOPATH, a GOPATH of their sources
+ *   (unset, the full run skips the table in a line, and `--go` prints how to lay the GOPATH out);
  * - libraries (./libraries.ts): every @x kernel usable here through @x/cbc, @x/xts and @x/disk-iv
  *   against node:crypto (OpenSSL, AES-NI), @noble/ciphers (T-tables) and aes-js;
  * - job (./job.ts): `x-luks decrypt` of a 1 GiB aes-xts-plain64 LUKS2 volume against cryptsetup's
@@ -30,10 +34,11 @@
  * - tcrypt (./tcrypt.ts): opening VeraCrypt's SHA-512 image with no PRF hint against the SHA-512
  *   derivation alone, and the time to open each PRF's image with @x/tcrypt (needs the built package).
  *
- *   npm run bench                   all ten tables (about 17 minutes on 2 cores)
+ *   npm run bench                   all eleven tables (about 18 minutes on 2 cores)
  *   npm run bench -- --openssl      only the OpenSSL table (about 3 minutes)
  *   npm run bench -- --modes        only the CTR / GCM / HCTR2 table (about 2 minutes)
  *   npm run bench -- --adiantum     only the Adiantum / HPolyC table (about 1 minute)
+ *   npm run bench -- --go           only ours against the Go packages (about 1 minute; X_BENCH_GOPATH)
  *   npm run bench -- --libraries    only the library table (about 5 minutes)
  *   npm run bench -- --job          only the job (about 2 minutes); --job-mib N for an N MiB payload
  *   npm run bench -- --disk         only x-disk against x-luks (about 1 minute)
@@ -57,6 +62,7 @@ import path from 'node:path';
 import { runAdiantum } from './adiantum.js';
 import { runDisk } from './disk.js';
 import { runEncrypt } from './encrypt.js';
+import { runGoSeeds } from './go-seeds.js';
 import { runJob } from './job.js';
 import { runLibraries } from './libraries.js';
 import { runModes, runModesBaseline } from './modes.js';
@@ -78,6 +84,7 @@ const picked = [
   '--openssl',
   '--modes',
   '--adiantum',
+  '--go',
   '--libraries',
   '--job',
   '--disk',
@@ -96,6 +103,7 @@ const json: Record<string, unknown> = {};
 if (want('--openssl')) json.openssl = runOpenssl();
 if (want('--modes')) json.modes = baselineDir ? await runModesBaseline(baselineDir) : runModes();
 if (want('--adiantum')) json.adiantum = runAdiantum();
+if (want('--go')) json.go = runGoSeeds({ quiet: all });
 if (want('--libraries') || short || (baseline !== undefined && picked.length === 0)) {
   json.libraries = await runLibraries({ short, baselineDir });
 }
