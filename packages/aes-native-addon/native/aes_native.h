@@ -20,6 +20,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* Largest schedule: 15 round keys of 16 bytes (AES-256, FIPS 197 §5 Figure 4). */
 #define AES_NATIVE_MAX_SCHEDULE_BYTES (16 * 15)
@@ -127,6 +128,16 @@ typedef struct aes_native_elephant {
 
 /* Bytes of a POLYVAL key table: enough for H^1 .. H^16 and their Karatsuba halves on every path. */
 #define AES_NATIVE_POLYVAL_TABLE_BYTES 768
+
+/*
+ * Overwrites n bytes that held keys, keystream or data: memset, then an empty asm statement that takes the
+ * pointer and clobbers memory, so that the compiler must assume the zeros are read and cannot drop the
+ * stores as dead. Word-wide (a byte loop of volatile stores cost about 0.3 µs a call in the HBSH core).
+ */
+static inline void aes_native_wipe(void *p, size_t n) {
+  memset(p, 0, n);
+  __asm__ __volatile__("" : : "r"(p) : "memory");
+}
 
 /* Defined by the kernel: its paths, best first, ending with NULL (empty where the architecture has none). */
 extern const aes_native_path *const aes_native_paths[];

@@ -45,7 +45,7 @@ static void elephant_xor_key(uint32_t *d, size_t n, const uint8_t *k) {
   uint32_t kw[8];
   memcpy(kw, k, sizeof kw);
   for (size_t i = 0; i < n; i++) d[i] ^= kw[i & 7];
-  wipe(kw, sizeof kw);
+  aes_native_wipe(kw, sizeof kw);
 }
 
 /* One sector of n words at p, in place, through the scratch d (n words). */
@@ -93,8 +93,7 @@ static void elephant_run(const aes_native_elephant *simd, uint8_t *data, size_t 
   for (; s < count; s++) elephant_sector_c(data + s * sector, words, keys + 32 * s, decrypt, scratch);
   /* only what this call used: eight sectors' words after a SIMD group, else one sector's */
   const size_t used = (simd != NULL && count >= 8 ? 8 : 1) * words;
-  memset(scratch, 0, 4 * used);
-  __asm__ __volatile__("" : : "r"(scratch) : "memory");
+  aes_native_wipe(scratch, 4 * used);
 }
 
 #endif

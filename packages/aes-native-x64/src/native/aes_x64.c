@@ -771,12 +771,6 @@ AESNI_INLINE void xctr_group(const xkeys *ks, const int rounds, const int kind, 
   UNROLL for (int j = 0; j < w; j++) xstore(dst + 16 * j, _mm_xor_si128(k[j], xload(src + 16 * j)));
 }
 
-/* Overwrites n bytes of a stack temporary that held keystream (the volatile stores are not elided). */
-static inline void wipe_stack(void *p, size_t n) {
-  volatile uint8_t *v = (volatile uint8_t *)p;
-  while (n--) *v++ = 0;
-}
-
 /* The aesni path: 8 blocks at a time, then 4, 2, 1, then a partial block through a wiped stack temporary. */
 AESNI_INLINE void aesni_ctr(const int rounds, const int kind, const uint8_t *rk, uint8_t *dst, const uint8_t *src,
                             size_t len, const uint8_t *iv) {
@@ -809,7 +803,7 @@ AESNI_INLINE void aesni_ctr(const int rounds, const int kind, const uint8_t *rk,
     xctr_keystream(&ks, rounds, kind, s, k0x, &k, 1);
     xstore(tmp, k);
     for (size_t b = 0; b < rest; b++) dst[16 * i + b] = src[16 * i + b] ^ tmp[b];
-    wipe_stack(tmp, sizeof tmp);
+    aes_native_wipe(tmp, sizeof tmp);
   }
 }
 
@@ -924,7 +918,7 @@ VAES_INLINE void vaes_ctr(const int rounds, const int kind, const uint8_t *rk, u
     yctr_keystream(&ks, rounds, kind, S, k0x, &k, 1);
     ystore(tmp, k);
     for (size_t b = 0; b < rest; b++) dst[16 * i + b] = src[16 * i + b] ^ tmp[b];
-    wipe_stack(tmp, sizeof tmp);
+    aes_native_wipe(tmp, sizeof tmp);
   }
 }
 

@@ -28,13 +28,6 @@ static int cpu_has_avx2(void) {
   return (b & CPUID7_EBX_AVX2) != 0;
 }
 
-/* Overwrites n bytes; the volatile stores cannot be elided as dead. */
-static void hbsh_x64_wipe(void *p, size_t n) {
-  volatile uint8_t *v = (volatile uint8_t *)p;
-  while (n--) *v++ = 0;
-  __asm__ __volatile__("" : : "r"(p) : "memory");
-}
-
 HBSH_AVX2_INLINE __m256i hbsh_rot16(__m256i v) {
   const __m256i m = _mm256_setr_epi8(2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13, 2, 3, 0, 1, 6, 7, 4, 5, 10,
                                      11, 8, 9, 14, 15, 12, 13);
@@ -125,7 +118,7 @@ HBSH_AVX2 static void hbsh_chacha_xor_avx2(const uint32_t state[16], int rounds,
       _mm256_storeu_si256((__m256i *)(void *)(dst + at + i), _mm256_xor_si256(m, k));
     }
     for (; i < n; i++) dst[at + i] = src[at + i] ^ buf[i];
-    hbsh_x64_wipe(buf, sizeof buf);
+    aes_native_wipe(buf, sizeof buf);
   }
   for (int i = 0; i < 16; i++) ks[i] = _mm256_setzero_si256();
   __asm__ __volatile__("" : : "r"(ks) : "memory");
