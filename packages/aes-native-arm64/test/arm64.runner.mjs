@@ -249,13 +249,41 @@ const adiantum = await modeSuite('adiantum');
 if (adiantum) {
   // Adiantum's single AES block per message goes through encryptBlocks/decryptBlocks only (no fast path
   // to bypass), so a second run on blocksOnly(kernel) would repeat this one. What arm64 adds: the native
-  // core (the addon's native/hbsh.h, its portable C primitives on arm64: no NEON ones yet), which
-  // native-arm64 takes by default, and the pairing of native-arm64 with the WebAssembly SIMD128 core
+  // core (the addon's native/hbsh.h over this package's NEON ChaCha and NH, hbsh_arm64.h), which
+  // native-arm64 takes by default, the NEON primitives against the glue's portable C ones, and the pairing of native-arm64 with the WebAssembly SIMD128 core
   // (`core: 'wasm-simd128'`) on V8's arm64 SIMD backend; the first test requires that that core can be
   // made, lest the second run pass on the portable core unnoticed.
   const { newAdiantum, newHpolyc } = await import('@x/adiantum');
   const { wasmCore } = await internal('adiantum', 'core-wasm.js');
   describe('@x/adiantum under arm64', () => {
+    it('the NEON primitives equal the portable C ones around every block, 256-byte group and NH chunk edge', async () => {
+      const { randomBytes } = await import('node:crypto');
+      const { expandKey } = await import('@x/aes-keyschedule');
+      for (const hpolyc of [false, true]) {
+        for (const rounds of [8, 12, 20]) {
+          const key = randomBytes(32);
+          const [ke, keC] = [new Uint8Array(32), new Uint8Array(32)];
+          const [neon, c] = [kernel.loadHbsh(key, rounds, hpolyc, ke), kernel.loadHbsh(key, rounds, hpolyc, keC, true)];
+          assert.deepEqual([neon.core, c.core], ['neon', 'c']);
+          assert.deepEqual(ke, keC);
+          const aes = kernel.load(expandKey(ke));
+          const cases = [16, 17, 32, 271, 272, 273, 527, 1039, 1040, 1041, 4096, 4111].map((n) => [n, 1, 13]);
+          cases.push([512, 19, 32]); // 19 sectors: the AES blocks in groups of 8 and a rest
+          for (const [unit, count, tweakBytes] of cases) {
+            const src = new Uint8Array(randomBytes(unit * count));
+            const tweaks = new Uint8Array(randomBytes(tweakBytes * count));
+            for (const decrypt of [false, true]) {
+              const [a, b] = [new Uint8Array(src.length), new Uint8Array(src.length)];
+              neon.crypt(a, src, unit, tweaks, tweakBytes, aes, decrypt);
+              c.crypt(b, src, unit, tweaks, tweakBytes, aes, decrypt);
+              assert.deepEqual(a, b, `${hpolyc ? 'HPolyC' : 'Adiantum'}-XChaCha${rounds} ${count} × ${unit}`);
+            }
+          }
+          for (const k of [neon, c, aes]) k.dispose();
+        }
+      }
+    });
+
     it('takes the native core with kernel native-arm64, and can make the WebAssembly SIMD128 core', () => {
       assert.equal(newAdiantum(new Uint8Array(32), { kernel: 'native-arm64' }).core, 'native');
       const core = wasmCore();

@@ -18,6 +18,7 @@
  * while for AES-256 GCC keeps one value on the stack and reloads the tweak constants from memory each batch).
  *
  * CTR and POLYVAL (PMULL/PMULL2, FEAT_PMULL, the other half of the Cryptographic Extension) follow XTS.
+ * Adiantum/HPolyC's ChaCha and NH on NEON are hbsh_arm64.h's.
  *
  * Timing: the AES instructions are constant time; nothing here branches on or indexes by secret data.
  *
@@ -835,6 +836,8 @@ static int armv8_ce_available(void) {
 #endif
 }
 
+#include "hbsh_arm64.h"
+
 static const aes_native_path armv8_ce = {
     "armv8-ce",
     armv8_ce_available,
@@ -848,7 +851,7 @@ static const aes_native_path armv8_ce = {
     aes_arm64_ctr,
     aes_arm64_polyval_init,
     aes_arm64_polyval_update,
-    NULL, /* hbsh: no NEON ChaCha/NH yet; Adiantum/HPolyC run the glue's portable C (aes_native.h) */
+    &arm64_hbsh_neon, /* Adiantum/HPolyC: NEON ChaCha and NH (hbsh_arm64.h) */
     NULL, /* elephant: no NEON diffuser yet; the glue's portable C (elephant.h) runs it */
 };
 
