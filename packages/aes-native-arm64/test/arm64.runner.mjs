@@ -84,7 +84,7 @@ describe('native-arm64 under arm64', () => {
 
 kernelConformance(kernel, { describe, it }, { runs, callCount: nativeCallCount, throwsAfterDispose: true });
 
-describe("the native Elephant diffusers under arm64 (the addon's portable C: no NEON one yet)", () => {
+describe('the native Elephant diffusers under arm64 (NEON, and the portable C)', () => {
   // Nine sectors of bytes (7i + 3) mod 256, keys (13i + 1) mod 256; the SHA-256 digests of what
   // @x/dm-crypt's test/reference.ts gives (@x/aes-native-x64's test/elephant.test.ts pins the same).
   const known = [
@@ -99,22 +99,41 @@ describe("the native Elephant diffusers under arm64 (the addon's portable C: no 
       '419076bbceeafe48a936b37b01c7504af8692fdac1dbeed52ff1ee9a240bf4f4',
     ],
   ];
-  it('gives the known answers both ways, and refuses a short key array', async () => {
-    const { createHash } = await import('node:crypto');
-    const el = kernel.loadElephant();
-    assert.equal(el.core, 'c');
-    for (const [size, decrypt, encrypt] of known) {
-      const data = Uint8Array.from({ length: 9 * size }, (_, i) => (i * 7 + 3) & 0xff);
-      const keys = Uint8Array.from({ length: 9 * 32 }, (_, i) => (i * 13 + 1) & 0xff);
-      const d = data.slice();
-      el.decrypt(d, size, keys);
-      assert.equal(createHash('sha256').update(d).digest('hex'), decrypt);
-      el.encrypt(d, size, keys);
-      assert.deepEqual(d, data);
-      el.encrypt(d, size, keys);
-      assert.equal(createHash('sha256').update(d).digest('hex'), encrypt);
+  for (const portable of [false, true]) {
+    it(`${portable ? 'the portable C' : 'NEON'} gives the known answers both ways, and refuses a short key array`, async () => {
+      const { createHash } = await import('node:crypto');
+      const el = kernel.loadElephant(portable);
+      assert.equal(el.core, portable ? 'c' : 'neon');
+      for (const [size, decrypt, encrypt] of known) {
+        const data = Uint8Array.from({ length: 9 * size }, (_, i) => (i * 7 + 3) & 0xff);
+        const keys = Uint8Array.from({ length: 9 * 32 }, (_, i) => (i * 13 + 1) & 0xff);
+        const d = data.slice();
+        el.decrypt(d, size, keys);
+        assert.equal(createHash('sha256').update(d).digest('hex'), decrypt);
+        el.encrypt(d, size, keys);
+        assert.deepEqual(d, data);
+        el.encrypt(d, size, keys);
+        assert.equal(createHash('sha256').update(d).digest('hex'), encrypt);
+      }
+      assert.throws(() => el.decrypt(new Uint8Array(1024), 512, new Uint8Array(63)), RangeError);
+    });
+  }
+
+  it('NEON equals the portable C for 1 to 25 sectors of every size, at an odd byte offset', async () => {
+    const { randomBytes } = await import('node:crypto');
+    const [neon, c] = [kernel.loadElephant(), kernel.loadElephant(true)];
+    for (const size of [512, 1024, 2048, 4096]) {
+      for (const count of [1, 4, 7, 8, 9, 16, 17, 25]) {
+        const keys = new Uint8Array(randomBytes(32 * count));
+        const data = new Uint8Array(randomBytes(count * size + 1)).subarray(1);
+        for (const dir of ['decrypt', 'encrypt']) {
+          const [a, b] = [data.slice(), data.slice()];
+          neon[dir](a, size, keys);
+          c[dir](b, size, keys);
+          assert.deepEqual(a, b, `${dir} ${count} × ${size}`);
+        }
+      }
     }
-    assert.throws(() => el.decrypt(new Uint8Array(1024), 512, new Uint8Array(63)), RangeError);
   });
 });
 

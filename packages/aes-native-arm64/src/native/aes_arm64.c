@@ -18,7 +18,7 @@
  * while for AES-256 GCC keeps one value on the stack and reloads the tweak constants from memory each batch).
  *
  * CTR and POLYVAL (PMULL/PMULL2, FEAT_PMULL, the other half of the Cryptographic Extension) follow XTS.
- * Adiantum/HPolyC's ChaCha and NH on NEON are hbsh_arm64.h's.
+ * Adiantum/HPolyC's ChaCha and NH on NEON are hbsh_arm64.h's, BitLocker's Elephant diffusers elephant_arm64.h's.
  *
  * Timing: the AES instructions are constant time; nothing here branches on or indexes by secret data.
  *
@@ -837,6 +837,7 @@ static int armv8_ce_available(void) {
 }
 
 #include "hbsh_arm64.h"
+#include "elephant_arm64.h"
 
 static const aes_native_path armv8_ce = {
     "armv8-ce",
@@ -852,7 +853,7 @@ static const aes_native_path armv8_ce = {
     aes_arm64_polyval_init,
     aes_arm64_polyval_update,
     &arm64_hbsh_neon, /* Adiantum/HPolyC: NEON ChaCha and NH (hbsh_arm64.h) */
-    NULL, /* elephant: no NEON diffuser yet; the glue's portable C (elephant.h) runs it */
+    &arm64_elephant_neon, /* BitLocker's Elephant diffusers: NEON, four sectors per group (elephant_arm64.h) */
 };
 
 const aes_native_path *const aes_native_paths[] = {&armv8_ce, NULL};
