@@ -182,3 +182,98 @@ describe('checkStream, checkSide and overlaps', () => {
     expect(rules.overlaps(buf, 16, new Uint8Array(16), 16)).toBe(false);
   });
 });
+
+describe('OverlapMemo: the same rules, with the placement of the last arrays remembered', () => {
+  const P2 = '@x/memo';
+  /** What a call does: 'ok', or the error it throws. */
+  const outcome = (fn: () => void) => {
+    try {
+      fn();
+      return 'ok';
+    } catch (error) {
+      return `${(error as Error).name}: ${(error as Error).message}`;
+    }
+  };
+  /** Each rule with a memo against the same rule without one, on the same arrays. */
+  const same = (memo: rules.OverlapMemo, dst: Uint8Array, src: Uint8Array, iv: Uint8Array) => {
+    expect(outcome(() => rules.checkBlocks(P2, dst, src, memo))).toBe(outcome(() => rules.checkBlocks(P2, dst, src)));
+    expect(outcome(() => rules.checkIv(P2, iv, dst, src.length, 'iv', memo))).toBe(
+      outcome(() => rules.checkIv(P2, iv, dst, src.length)),
+    );
+    const size = src.length || 16;
+    expect(outcome(() => rules.checkSectors(P2, dst, src, size, iv, 'ivs', 16, memo))).toBe(
+      outcome(() => rules.checkSectors(P2, dst, src, size, iv)),
+    );
+  };
+
+  it('answers as the rules without it, for every placement, seen first and then again', () => {
+    const buf = new Uint8Array(256);
+    const views = [
+      [0, 64],
+      [16, 64],
+      [63, 64],
+      [64, 64],
+      [0, 16],
+      [48, 16],
+      [56, 16],
+      [128, 16],
+      [0, 0],
+    ].map(([o, n]) => buf.subarray(o, o + n));
+    views.push(new Uint8Array(64), new Uint8Array(16), new Uint8Array(buf.buffer, 16, 64), buf);
+    const memo = new rules.OverlapMemo();
+    for (const dst of views) {
+      for (const src of views) {
+        for (const iv of views) {
+          same(memo, dst, src, iv); // new arrays: the memo reads them
+          same(memo, dst, src, iv); // the same arrays again: the memo answers
+        }
+      }
+    }
+  });
+
+  it('reads lengths afresh: views of a resizable buffer, and of a detached one', () => {
+    const Resizable = ArrayBuffer as unknown as new (
+      n: number,
+      o: { maxByteLength: number },
+    ) => ArrayBuffer & {
+      resize(n: number): void;
+    };
+    const rab = new Resizable(64, { maxByteLength: 128 });
+    const dst = new Uint8Array(rab); // both track the buffer's length
+    const src = new Uint8Array(rab, 32);
+    const fixed = new Uint8Array(rab, 48, 16); // out of bounds (length 0) below 64 bytes
+    const memo = new rules.OverlapMemo();
+    for (const length of [64, 96, 48, 128, 32, 16, 64]) {
+      rab.resize(length);
+      same(memo, dst, src, fixed);
+      same(memo, fixed, src, dst.subarray(0, 16));
+    }
+    expect(outcome(() => rules.checkBlocks(P2, dst, src, memo))).toBe('ok'); // 64 bytes: [0, 32) and [32, 64)
+    rab.resize(96);
+    expect(outcome(() => rules.checkBlocks(P2, dst, src, memo))).toBe(
+      'RangeError: @x/memo: dst and src overlap without being the same bytes',
+    );
+
+    const plain = new Uint8Array(64);
+    const a = plain.subarray(0, 32);
+    const b = plain.subarray(16, 48);
+    const c = plain.subarray(48, 64);
+    same(memo, a, b, c);
+    same(memo, a, a, c);
+    structuredClone(plain.buffer, { transfer: [plain.buffer] }); // detaches: every view has 0 bytes
+    same(memo, a, b, c);
+    same(memo, a, a, c);
+  });
+
+  it('forgets the arrays on clear()', () => {
+    const buf = new Uint8Array(64);
+    const memo = new rules.OverlapMemo();
+    rules.checkBlocks(P2, buf.subarray(0, 16), buf.subarray(16, 32), memo);
+    memo.clear();
+    fails(
+      () => rules.checkBlocks(P2, buf.subarray(0, 32), buf.subarray(16, 48), memo),
+      RangeError,
+      '@x/memo: dst and src overlap without being the same bytes',
+    );
+  });
+});

@@ -13,5 +13,6 @@ export {
   checkSectors,
   checkSide,
   checkStream,
+  OverlapMemo,
   overlaps,
 } from '@x/aes-kernel-contract';

@@ -4,7 +4,7 @@
  * this runtime has. Output is byte-identical to OpenSSL / node:crypto `aes-*-cbc` with padding off.
  */
 import { defineMode } from '@x/aes-kernels';
-import { checkBlocks, checkIv, checkSectors } from '@x/aes-kernels/checks';
+import { checkBlocks, checkIv, checkSectors, OverlapMemo } from '@x/aes-kernels/checks';
 import { type AesKernel, type AesKeyedKernel, loadKey } from '@x/aes-kernels/hazmat';
 import { expandKey } from '@x/aes-keyschedule';
 import { CbcScratch, decryptSectors, encrypt, encryptSectors } from './generic.js';
@@ -59,6 +59,11 @@ class CbcCipher implements Cipher {
   readonly kernel: string;
   #keyed: AesKeyedKernel | undefined;
   readonly #scratch: CbcScratch;
+  /**
+   * Where the caller's arrays lie, so that calls on the same arrays do not read `.buffer` and
+   * `.byteOffset` again (100 ns of a 4 KiB call on Node 20; the errors are the same).
+   */
+  readonly #memo = new OverlapMemo();
 
   constructor(kernel: AesKernel, key: Uint8Array) {
     this.#keyed = loadKey(kernel, expandKey(key));
@@ -74,16 +79,16 @@ class CbcCipher implements Cipher {
 
   decrypt(dst: Uint8Array, src: Uint8Array, iv: Uint8Array): void {
     const keyed = this.#live();
-    checkBlocks(PREFIX, dst, src);
-    checkIv(PREFIX, iv, dst, src.length);
+    checkBlocks(PREFIX, dst, src, this.#memo);
+    checkIv(PREFIX, iv, dst, src.length, 'iv', this.#memo);
     // One chain is one sector as long as src.
     if (src.length > 0) this.#decryptSectors(keyed, dst, src, src.length, iv);
   }
 
   decryptSectors(dst: Uint8Array, src: Uint8Array, sectorSize: number, ivs: Uint8Array): void {
     const keyed = this.#live();
-    checkBlocks(PREFIX, dst, src);
-    checkSectors(PREFIX, dst, src, sectorSize, ivs);
+    checkBlocks(PREFIX, dst, src, this.#memo);
+    checkSectors(PREFIX, dst, src, sectorSize, ivs, 'ivs', 16, this.#memo);
     this.#decryptSectors(keyed, dst, src, sectorSize, ivs);
   }
 
@@ -94,29 +99,29 @@ class CbcCipher implements Cipher {
 
   encryptSectors(dst: Uint8Array, src: Uint8Array, sectorSize: number, ivs: Uint8Array): void {
     const keyed = this.#live();
-    checkBlocks(PREFIX, dst, src);
-    checkSectors(PREFIX, dst, src, sectorSize, ivs);
+    checkBlocks(PREFIX, dst, src, this.#memo);
+    checkSectors(PREFIX, dst, src, sectorSize, ivs, 'ivs', 16, this.#memo);
     if (keyed.cbcEncryptSectors) keyed.cbcEncryptSectors(dst, src, sectorSize, ivs);
     else encryptSectors(keyed, this.#scratch, dst, src, sectorSize, ivs);
   }
 
   encrypt(dst: Uint8Array, src: Uint8Array, iv: Uint8Array): void {
     const keyed = this.#live();
-    checkBlocks(PREFIX, dst, src);
-    checkIv(PREFIX, iv, dst, src.length);
+    checkBlocks(PREFIX, dst, src, this.#memo);
+    checkIv(PREFIX, iv, dst, src.length, 'iv', this.#memo);
     if (keyed.cbcEncrypt) keyed.cbcEncrypt(dst, src, iv);
     else encrypt(keyed, this.#scratch, dst, src, iv);
   }
 
   encryptECB(dst: Uint8Array, src: Uint8Array): void {
     const keyed = this.#live();
-    checkBlocks(PREFIX, dst, src);
+    checkBlocks(PREFIX, dst, src, this.#memo);
     keyed.encryptBlocks(dst, src);
   }
 
   decryptECB(dst: Uint8Array, src: Uint8Array): void {
     const keyed = this.#live();
-    checkBlocks(PREFIX, dst, src);
+    checkBlocks(PREFIX, dst, src, this.#memo);
     keyed.decryptBlocks(dst, src);
   }
 
@@ -124,6 +129,7 @@ class CbcCipher implements Cipher {
     this.#keyed?.dispose();
     this.#keyed = undefined;
     this.#scratch.wipe();
+    this.#memo.clear();
   }
 }
 

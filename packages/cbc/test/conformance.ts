@@ -542,6 +542,29 @@ function inputRules3(c: Ctx, r: ReturnType<typeof inputRulesFixture>): void {
     c.dispose();
   });
 
+  it('one cipher checks every call, also after calls on the same arrays (it remembers where they lie)', () => {
+    const big = new Uint8Array(128);
+    const dst = big.subarray(0, 64);
+    const src = big.subarray(64, 128);
+    const c = make(new Uint8Array(16));
+    const message = '@x/cbc: dst and src overlap without being the same bytes';
+    for (let round = 0; round < 3; round++) {
+      c.decrypt(dst, src, iv);
+      c.encrypt(dst, src, iv);
+      c.encryptECB(dst, src);
+      c.decryptSectors(dst, src, 32, new Uint8Array(32));
+      const before = toHex(big);
+      const overlapping = big.subarray(16, 80);
+      assert.throws(() => c.decrypt(dst, overlapping, iv), { name: 'RangeError', message });
+      assert.throws(() => c.encryptECB(overlapping, src), { name: 'RangeError', message });
+      assert.throws(() => c.decrypt(dst, src, dst.subarray(48, 64)), { message: '@x/cbc: iv overlaps dst' });
+      assert.throws(() => c.encrypt(dst, src, big.subarray(0, 16)), { message: '@x/cbc: iv overlaps dst' });
+      assert.equal(toHex(big), before);
+      c.decrypt(dst, dst, src.subarray(0, 16)); // in place, the IV in another part of the buffer
+    }
+    c.dispose();
+  });
+
   it('dispose wipes and later calls throw', () => {
     const c = make(new Uint8Array(16));
     c.dispose();

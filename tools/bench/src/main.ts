@@ -60,6 +60,7 @@
  */
 import path from 'node:path';
 import { runAdiantum } from './adiantum.js';
+import { runCallCost } from './call-cost.js';
 import { runDisk } from './disk.js';
 import { runEncrypt } from './encrypt.js';
 import { runGoSeeds } from './go-seeds.js';
@@ -93,6 +94,7 @@ const picked = [
   '--startup',
   '--tcrypt',
   '--xts-vs-cbc',
+  '--call-cost',
 ].filter((a) => args.has(a));
 const all = picked.length === 0 && !short && baseline === undefined;
 const baselineDir = baseline && path.resolve(baseline);
@@ -118,5 +120,6 @@ if (want('--threads')) {
 if (want('--startup')) json.startup = await runStartup({ baselineDir });
 if (want('--tcrypt')) json.tcrypt = await runTcrypt();
 if (args.has('--xts-vs-cbc')) json.xtsVsCbc = runXtsVsCbc(); // not part of the full run
+if (args.has('--call-cost')) json.callCost = await runCallCost({ baselineDir }); // not part of the full run
 if (picked.length !== 1 && !short) console.log(`(all: ${((Date.now() - started) / 1000).toFixed(0)} s)`);
 if (args.has('--json')) console.log(JSON.stringify(json, null, 2));
