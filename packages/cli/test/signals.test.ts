@@ -98,7 +98,9 @@ async function signalled(
   });
   const left = await readdir(outDir);
   const what = `${command} ${signal} after ${delay} ms: exit ${r.code ?? r.signal}, left ${JSON.stringify(left)}, ${r.stderr}`;
-  if (r.code === 0) {
+  // Done: exit 0, or killed by the signal itself after OUT was in place (it came while Node was exiting,
+  // its handlers already gone: seen once on a loaded machine); either way OUT must be whole.
+  if (r.code === 0 || (r.code === null && left.length === 1 && !/stopped by/.test(r.stderr))) {
     expect(left, what).toEqual(['plain']);
     expect(sha256(await readFile(out)), what).toBe(plainHash);
     await rm(outDir, { recursive: true });
