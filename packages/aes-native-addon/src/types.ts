@@ -27,7 +27,10 @@ export type NativePolyval = PolyvalKernel;
  * wiped on `dispose()` and at garbage collection; after `dispose()` calls throw.
  */
 export interface NativeHbsh {
-  /** The primitives that run: `'avx2'` (x86-64 with AVX2), or `'c'` (the glue's portable C). */
+  /**
+   * The primitives that run: `'avx512'` (x86-64, the `avx512` path), `'avx2'` (x86-64 with AVX2), `'neon'`
+   * (arm64), or `'c'` (the glue's portable C).
+   */
   readonly core: string;
   /**
    * Adiantum or HPolyC (Crowley and Biggers, ToSC 2018(4)) of `src.length / unitSize` messages of

@@ -23,8 +23,9 @@ if (why !== undefined) {
   process.exit(process.env.CI === 'true' ? 1 : 0);
 }
 
-// The VAES path runs where the CPU has VAES, VPCLMULQDQ and AVX2 (the C's cpu_has_vaes); elsewhere its
-// breaks cannot be reached by any test, and are skipped with a line that says so.
+// The VAES path runs where the CPU has VAES, VPCLMULQDQ and AVX2 (the C's cpu_has_vaes), the avx512 path
+// where it also has AVX-512 F, VL and BW (cpu_has_avx512); elsewhere their breaks cannot be reached by any
+// test, and are skipped with a line that says so.
 const flags = new Set(
   readFileSync('/proc/cpuinfo', 'utf8')
     .match(/^flags\s*:(.*)$/m)?.[1]
@@ -32,6 +33,7 @@ const flags = new Set(
     .split(/\s+/) ?? [],
 );
 const hasVaes = ['aes', 'avx2', 'vaes', 'vpclmulqdq'].every((f) => flags.has(f));
+const hasAvx512 = hasVaes && ['avx512f', 'avx512vl', 'avx512bw'].every((f) => flags.has(f));
 const hasAvx2 = flags.has('avx2');
 
 const unnoticed = runBreaks({
@@ -40,6 +42,9 @@ const unnoticed = runBreaks({
   out: 'x-aes-native-x64.node',
   build: (srcRoot, out) => buildX64({ srcRoot, out }),
   unrunnable: (patch) => {
+    if (patch.startsWith('avx512-') && !hasAvx512) {
+      return 'this CPU has no AVX-512 (F, VL, BW) with VAES and VPCLMULQDQ, so the avx512 path never runs';
+    }
     if (patch.startsWith('vaes-') && !hasVaes) {
       return 'this CPU has no VAES with VPCLMULQDQ and AVX2, so the VAES path never runs';
     }

@@ -1,12 +1,14 @@
 /**
  * `native-x64`: AES on x86-64 through a Node-API addon that works on the caller's bytes in place, with
- * two code paths chosen once, at load, by CPUID and XGETBV:
+ * three code paths chosen once, at load, by CPUID and XGETBV:
  *
+ * - `avx512`: VAES + AVX-512 on zmm registers, four blocks per instruction, 32 blocks in flight (ECB, CBC
+ *   decryption, XTS, CTR, POLYVAL; the rest as `vaes`);
  * - `vaes`: VAES + AVX2 on ymm registers, two blocks per instruction, 16 blocks in flight;
  * - `aesni`: AES-NI on xmm registers, 8 blocks interleaved.
  *
- * The environment variable `X_AES_NATIVE_X64` (`aesni` or `vaes`) forces one; {@link kernelOn} gives the
- * kernel on either, in one process. A CPU without AES-NI never runs an instruction it lacks: the kernel
+ * The environment variable `X_AES_NATIVE_X64` (`avx512`, `vaes` or `aesni`) forces one; {@link kernelOn}
+ * gives the kernel on any of them, in one process. A CPU without AES-NI never runs an instruction it lacks: the kernel
  * reports itself unavailable. It satisfies the kernel contract of `@x/aes-kernel-contract` (v2): the two block
  * primitives and every fast path (CBC encryption of one chain, CBC of many sectors either way, the
  * whole-block part of XTS, IEEE 1619).
@@ -31,11 +33,14 @@ const x64 = native.createNativeKernel({
 const kernel = x64.kernel satisfies AesKernel;
 const { kernelOn, paths, nativeCallCount } = x64;
 
+/** The code paths of `native-x64`, best first. */
+type X64Path = 'avx512' | 'vaes' | 'aesni';
+
 /** The exports of `@x/aes-native-x64`. */
 interface NativeX64Exports {
   /**
    * The `native-x64` kernel (`AesKernel` of `@x/aes-kernel-contract`), on the path `X_AES_NATIVE_X64`
-   * names, else the best this CPU has (`vaes`, then `aesni`). Each method of a keyed kernel is exactly one
+   * names, else the best this CPU has (`avx512`, `vaes`, then `aesni`). Each method of a keyed kernel is exactly one
    * call into native code, whatever the length, and works on the caller's bytes without copying.
    *
    * @example
@@ -43,7 +48,7 @@ interface NativeX64Exports {
    * const { kernel } = require('@x/aes-native-x64');
    * const { expandKey } = await import('@x/aes-keyschedule');
    * if (kernel.isAvailable()) {
-   *   kernel.path;                                   // 'vaes' on a CPU with VAES and AVX2
+   *   kernel.path;                                   // 'avx512' on a CPU with VAES and AVX-512
    *   const schedule = expandKey(key);
    *   const aes = kernel.load(schedule);
    *   schedule.wipe();                               // the kernel keeps its own copy
@@ -55,7 +60,7 @@ interface NativeX64Exports {
    */
   readonly kernel: NativeKernel<'native-x64'>;
   /**
-   * The kernel on one path, `'vaes'` or `'aesni'`, whatever `X_AES_NATIVE_X64` says: unavailable where
+   * The kernel on one path, `'avx512'`, `'vaes'` or `'aesni'`, whatever `X_AES_NATIVE_X64` says: unavailable where
    * the CPU lacks that path. For tests and benchmarks that compare the paths in one process.
    *
    * @example
@@ -64,14 +69,14 @@ interface NativeX64Exports {
    * kernelOn('aesni').isAvailable(); // true on every x86-64 CPU with AES-NI
    * ```
    */
-  kernelOn(path: 'vaes' | 'aesni'): NativeKernel<'native-x64'>;
+  kernelOn(path: X64Path): NativeKernel<'native-x64'>;
   /**
    * The paths built into the binary, best first, and whether each runs on this CPU (`[]` where the binary
    * does not load).
    *
    * @example
    * ```ts
-   * paths(); // [{ name: 'vaes', available: true }, { name: 'aesni', available: true }]
+   * paths(); // [{ name: 'avx512', available: false }, { name: 'vaes', available: true }, { name: 'aesni', available: true }]
    * ```
    */
   paths(): { name: string; available: boolean }[];

@@ -35,7 +35,7 @@ const KNOWN: [size: number, decrypt: string, encrypt: string][] = [
 
 describe.skipIf(usable.length === 0)('the native Elephant diffusers', () => {
   for (const { name: path } of usable) {
-    const load = kernelOn(path as 'vaes' | 'aesni').loadElephant;
+    const load = kernelOn(path as 'avx512' | 'vaes' | 'aesni').loadElephant;
     for (const portable of [false, true]) {
       const core = portable || !hasAvx2 ? 'c' : 'avx2';
       const which = portable ? 'portable C' : hasAvx2 ? 'avx2' : 'portable C (no AVX2 here)';

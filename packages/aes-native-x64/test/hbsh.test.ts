@@ -1,8 +1,8 @@
 /**
  * The native Adiantum/HPolyC core of this binary (@x/aes-native-addon's native/hbsh.h over this package's
- * AVX2 ChaCha and NH, hbsh_x64.h) on every path this CPU has: the authors' known answers for Adiantum and
+ * ChaCha and NH, hbsh_x64.h: AVX-512 on the avx512 path, AVX2 on the others) on every path this CPU has: the authors' known answers for Adiantum and
  * HPolyC with XChaCha8, 12 and 20 (test/fixtures/hbsh-vectors.json.gz), both ways, as single messages and
- * as one batch; and the AVX2 primitives against the glue's portable C ones (`loadHbsh`'s `portable`) on
+ * as one batch; and the SIMD primitives against the glue's portable C ones (`loadHbsh`'s `portable`) on
  * random keys, lengths around every block and chunk edge, tweak lengths and batches. @x/adiantum runs its
  * whole suite on this core as well; these are the tests scripts/breaks.mjs runs against each break.
  */
@@ -76,9 +76,10 @@ const usable = paths()
 
 describe.skipIf(usable.length === 0)('the native Adiantum/HPolyC core', () => {
   for (const path of usable) {
-    const kernel = kernelOn(path as 'vaes' | 'aesni');
+    const kernel = kernelOn(path as 'avx512' | 'vaes' | 'aesni');
     for (const portable of [false, true]) {
-      const which = portable ? 'portable C' : flags.has('avx2') ? 'avx2' : 'portable C (no AVX2 here)';
+      const simd = path === 'avx512' ? 'avx512' : 'avx2';
+      const which = portable ? 'portable C' : flags.has('avx2') ? simd : 'portable C (no AVX2 here)';
       it(`path ${path}, ${which} primitives: the authors' vectors, XChaCha8/12/20, both ways, one by one and as a batch`, () => {
         for (const [file, vectors] of Object.entries(fixtures.files)) {
           const hpolyc = file.startsWith('HPolyC');
@@ -86,7 +87,7 @@ describe.skipIf(usable.length === 0)('the native Adiantum/HPolyC core', () => {
           expect(vectors.length).toBe(13);
           for (const [i, v] of vectors.entries()) {
             const k = keyOn(kernel, hex(v.key), rounds, hpolyc, portable);
-            expect(k.h.core).toBe(portable || !flags.has('avx2') ? 'c' : 'avx2');
+            expect(k.h.core).toBe(portable || !flags.has('avx2') ? 'c' : simd);
             const p = hex(v.ptext);
             const t = hex(v.tweak);
             expect(toHex(crypt(k.h, k.aes, p, p.length, t, t.length, false)), `${file} #${i}`).toBe(v.ctext);
@@ -106,9 +107,10 @@ describe.skipIf(usable.length === 0)('the native Adiantum/HPolyC core', () => {
       });
     }
 
-    it(`path ${path}: the AVX2 primitives equal the portable C ones around every block and chunk edge`, () => {
+    it(`path ${path}: the SIMD primitives equal the portable C ones around every block and chunk edge`, () => {
       const lengths = [
-        16, 17, 31, 32, 48, 63, 64, 65, 79, 80, 527, 528, 529, 1039, 1040, 1041, 1055, 2064, 4096, 4111, 8208, 9000,
+        16, 17, 31, 32, 48, 63, 64, 65, 79, 80, 527, 528, 529, 1039, 1040, 1041, 1055, 1552, 1553, 2064, 4096, 4111,
+        8208, 9000,
       ];
       for (const hpolyc of [false, true]) {
         for (const rounds of [8, 12, 20]) {

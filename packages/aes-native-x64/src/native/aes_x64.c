@@ -1,6 +1,9 @@
 /*
  * AES kernels for x86-64: two code paths in one object, chosen at run time (aes_native.h is the contract).
  *
+ *   "avx512" VAES + AVX-512 (F, VL, BW) on zmm registers: one VAESENC works on four blocks; 32 blocks in
+ *            flight (8 zmm) for ECB, CBC decryption, XTS and CTR, whose tails (fewer than 32 blocks) and
+ *            the CBC encryptions are the vaes path's. POLYVAL with VPCLMULQDQ on zmm.
  *   "vaes"   VAES + AVX2 on ymm registers: one VAESENC works on two blocks (one per 128-bit lane);
  *            16 blocks in flight (8 ymm); round keys broadcast to both lanes (VBROADCASTI128). POLYVAL
  *            with VPCLMULQDQ on ymm.
@@ -52,8 +55,9 @@
  * Timing: the AES instructions are constant time; nothing here branches on or indexes by secret data
  * (the branches are on lengths, round counts and the public CTR counter).
  *
- * Adiantum/HPolyC: hbsh_x64.h (included below) gives both paths the AVX2 ChaCha and NH of the native HBSH
- * core of @x/aes-native-addon (its hbsh.h), used where CPUID and XGETBV report AVX2; elephant_x64.h gives
+ * Adiantum/HPolyC: hbsh_x64.h (included below) gives the paths the ChaCha and NH of the native HBSH core of
+ * @x/aes-native-addon (its hbsh.h): AVX-512 on the avx512 path, AVX2 on the others, used where CPUID and
+ * XGETBV report them; elephant_x64.h gives
  * them BitLocker's Elephant diffusers on eight sectors at a time (the glue's elephant.h), with AVX2 too.
  *
  * breaks/ holds deliberately wrong versions of this file (and of hbsh_x64.h) as patches, which the tests
@@ -72,6 +76,9 @@
 #define VAES_TARGET __attribute__((target("vaes,avx2,aes,sse4.1,pclmul")))
 #define AESNI_INLINE static inline __attribute__((always_inline, target("aes,sse4.1,pclmul")))
 #define VAES_INLINE static inline __attribute__((always_inline, target("vaes,avx2,aes,sse4.1,pclmul")))
+#define AVX512_TARGET __attribute__((target("avx512f,avx512vl,avx512bw,vaes,vpclmulqdq,avx2,aes,sse4.1,pclmul")))
+#define AVX512_INLINE \
+  static inline __attribute__((always_inline, target("avx512f,avx512vl,avx512bw,vaes,vpclmulqdq,avx2,aes,sse4.1,pclmul")))
 
 #if defined(__clang__)
 #define UNROLL _Pragma("unroll")
@@ -79,9 +86,10 @@
 #define UNROLL _Pragma("GCC unroll 16")
 #endif
 
-/* Blocks in flight: 8 xmm registers (aesni), 8 ymm registers of two blocks (vaes). */
+/* Blocks in flight: 8 xmm registers (aesni), 8 ymm registers of two blocks (vaes), 8 zmm of four (avx512). */
 #define XLANES 8
 #define YLANES 8
+#define ZLANES 8
 
 /* ---------------------------------------------------------------------------------------------------- */
 /* Availability: CPUID and XGETBV                                                                       */
@@ -97,8 +105,13 @@
 #define CPUID7_EBX_AVX2 (1u << 5)
 #define CPUID7_ECX_VAES (1u << 9)
 #define CPUID7_ECX_VPCLMULQDQ (1u << 10)
-/* XCR0: the OS saves and restores the xmm (bit 1) and upper ymm (bit 2) state. */
+#define CPUID7_EBX_AVX512F (1u << 16)
+#define CPUID7_EBX_AVX512BW (1u << 30)
+#define CPUID7_EBX_AVX512VL (1u << 31)
+/* XCR0: the OS saves and restores the xmm (bit 1) and upper ymm (bit 2) state; with AVX-512 also the
+ * opmask registers (bit 5), the upper halves of zmm0-15 (bit 6) and zmm16-31 (bit 7). */
 #define XCR0_SSE_AVX 6u
+#define XCR0_AVX512 0xE6u
 
 static int cpu_has_aesni(void) {
   unsigned a, b, c, d;
@@ -124,6 +137,22 @@ static int cpu_has_vaes(void) {
   if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
   return (b & CPUID7_EBX_AVX2) && (c & CPUID7_ECX_VAES) && (c & CPUID7_ECX_VPCLMULQDQ);
 }
+
+/* AVX-512 F, VL and BW (byte shuffles and 128-bit-lane shifts on zmm) with AVX2, the zmm state saved by the
+ * OS: what the AVX-512 Adiantum primitives need (hbsh_x64.h). */
+static int cpu_has_avx512_fvlbw(void) {
+  unsigned a, b, c, d;
+  if (__get_cpuid_max(0, NULL) < 7) return 0;
+  if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
+  if (!(c & CPUID1_ECX_OSXSAVE)) return 0;
+  if ((read_xcr0() & XCR0_AVX512) != XCR0_AVX512) return 0;
+  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
+  const unsigned need = CPUID7_EBX_AVX2 | CPUID7_EBX_AVX512F | CPUID7_EBX_AVX512BW | CPUID7_EBX_AVX512VL;
+  return (b & need) == need;
+}
+
+/* The avx512 path: VAES as above, and AVX-512 F, VL and BW. */
+static int cpu_has_avx512(void) { return cpu_has_vaes() && cpu_has_avx512_fvlbw(); }
 
 #include "hbsh_x64.h"
 #include "elephant_x64.h"
@@ -571,7 +600,7 @@ VAES_INLINE void yxts_group16(const ykeys *ks, const int rounds, const int dec, 
 }
 
 /*
- * XTS of 2w consecutive blocks (2w < 16: a unit's tail), from tweak *t: register j's pair is
+ * XTS of 2w consecutive blocks (2w <= 16: a unit's tail), from tweak *t: register j's pair is
  * {T·α^2j, T·α^(2j+1)} = {T, T·α}·α^2j; *t advances by α^2w.
  */
 VAES_INLINE void yxts_group(const ykeys *ks, const int rounds, const int dec, uint8_t *dst, const uint8_t *src,
@@ -617,23 +646,29 @@ VAES_INLINE void vaes_cbc_enc(const int rounds, const uint8_t *rk, uint8_t *dst,
   xcbc_encrypt_chain(&ks, rounds, dst, src, n, xload(iv));
 }
 
-/* CBC decryption of every sector: within a chain 16 blocks at a time, then 8, 4, 2 and 1. */
+/* CBC decryption of blocks i .. n-1 of a chain, whose previous ciphertext block is *iv: 16 at a time, then
+ * 8, 4, 2 and 1 (the whole chain on vaes; the last 31 blocks or fewer on avx512). */
+VAES_INLINE void ycbc_dec_rest(const ykeys *ks, const int rounds, uint8_t *dst, const uint8_t *src, __m128i *iv,
+                               size_t i, const size_t n) {
+  for (; i + 2 * YLANES <= n; i += 2 * YLANES) ycbc_dec_group(ks, rounds, dst + 16 * i, src + 16 * i, iv, YLANES);
+  if (n - i >= 8) ycbc_dec_group(ks, rounds, dst + 16 * i, src + 16 * i, iv, 4), i += 8;
+  if (n - i >= 4) ycbc_dec_group(ks, rounds, dst + 16 * i, src + 16 * i, iv, 2), i += 4;
+  if (n - i >= 2) ycbc_dec_group(ks, rounds, dst + 16 * i, src + 16 * i, iv, 1), i += 2;
+  if (n - i >= 1) {
+    xkeys xk;
+    ykeys_low(&xk, ks, rounds);
+    xcbc_dec_group(&xk, rounds, dst + 16 * i, src + 16 * i, iv, 1);
+  }
+}
+
+/* CBC decryption of every sector. */
 VAES_INLINE void vaes_cbc_dec_sectors(const int rounds, const uint8_t *dk, uint8_t *dst, const uint8_t *src,
                                       size_t sectors, size_t n, const uint8_t *ivs) {
   ykeys ks;
   ykeys_load(&ks, dk, rounds, HOLD);
   for (size_t u = 0; u < sectors; u++, dst += 16 * n, src += 16 * n) {
     __m128i iv = xload(ivs + 16 * u);
-    size_t i = 0;
-    for (; i + 2 * YLANES <= n; i += 2 * YLANES) ycbc_dec_group(&ks, rounds, dst + 16 * i, src + 16 * i, &iv, YLANES);
-    if (n - i >= 8) ycbc_dec_group(&ks, rounds, dst + 16 * i, src + 16 * i, &iv, 4), i += 8;
-    if (n - i >= 4) ycbc_dec_group(&ks, rounds, dst + 16 * i, src + 16 * i, &iv, 2), i += 4;
-    if (n - i >= 2) ycbc_dec_group(&ks, rounds, dst + 16 * i, src + 16 * i, &iv, 1), i += 2;
-    if (n - i >= 1) {
-      xkeys xk;
-      ykeys_low(&xk, &ks, rounds);
-      xcbc_dec_group(&xk, rounds, dst + 16 * i, src + 16 * i, &iv, 1);
-    }
+    ycbc_dec_rest(&ks, rounds, dst, src, &iv, 0, n);
   }
 }
 
@@ -663,6 +698,22 @@ VAES_INLINE void vaes_cbc_enc_sectors(const int rounds, const uint8_t *rk, uint8
     xkeys xk;
     ykeys_low(&xk, &ks, rounds);
     xcbc_encrypt_chain(&xk, rounds, dst + u * stride, src + u * stride, n, xload(ivs + 16 * u));
+  }
+}
+
+/*
+ * XTS of blocks i .. n-1 of a data unit (fewer than 32), block i's tweak t: 16, 8, 4, 2 (ymm) and 1 (xmm).
+ */
+VAES_INLINE void yxts_rest(const ykeys *ks, const int rounds, const int dec, uint8_t *dst, const uint8_t *src,
+                           __m128i t, size_t i, const size_t n) {
+  if (n - i >= 16) yxts_group(ks, rounds, dec, dst + 16 * i, src + 16 * i, &t, 8), i += 16;
+  if (n - i >= 8) yxts_group(ks, rounds, dec, dst + 16 * i, src + 16 * i, &t, 4), i += 8;
+  if (n - i >= 4) yxts_group(ks, rounds, dec, dst + 16 * i, src + 16 * i, &t, 2), i += 4;
+  if (n - i >= 2) yxts_group(ks, rounds, dec, dst + 16 * i, src + 16 * i, &t, 1), i += 2;
+  if (n - i >= 1) {
+    xkeys xk;
+    ykeys_low(&xk, ks, rounds);
+    xxts_group(&xk, rounds, dec, dst + 16 * i, src + 16 * i, &t, 1);
   }
 }
 
@@ -701,15 +752,7 @@ VAES_INLINE void vaes_xts(const int rounds, const int dec, const uint8_t *key, u
       }
     }
     if (i == n) continue;
-    __m128i t = i ? _mm256_castsi256_si128(pair) : xload(tweaks + 16 * u);
-    if (n - i >= 8) yxts_group(&ks, rounds, dec, dst + 16 * i, src + 16 * i, &t, 4), i += 8;
-    if (n - i >= 4) yxts_group(&ks, rounds, dec, dst + 16 * i, src + 16 * i, &t, 2), i += 4;
-    if (n - i >= 2) yxts_group(&ks, rounds, dec, dst + 16 * i, src + 16 * i, &t, 1), i += 2;
-    if (n - i >= 1) {
-      xkeys xk;
-      ykeys_low(&xk, &ks, rounds);
-      xxts_group(&xk, rounds, dec, dst + 16 * i, src + 16 * i, &t, 1);
-    }
+    yxts_rest(&ks, rounds, dec, dst, src, i ? _mm256_castsi256_si128(pair) : xload(tweaks + 16 * u), i, n);
   }
 }
 
@@ -875,9 +918,41 @@ VAES_INLINE void yctr_group16_be(const ykeys *ks, const int rounds, uint8_t *dst
 }
 
 /*
- * The vaes path: 16 blocks at a time (8 ymm), then 8, 4, 2; the last whole block and a partial one (at most
- * 31 bytes) from one more register through a wiped stack temporary.
+ * Whole blocks i .. n-1 (fewer than 32) of a CTR call from S = {s+i, s+i+1}, 16, 8, 4, 2 at a time, and the
+ * last whole block with a partial one (at most 31 bytes) from one more register through a wiped stack
+ * temporary (the end of the vaes and avx512 calls).
  */
+VAES_INLINE void yctr_rest(const ykeys *ks, const int rounds, const int kind, uint8_t *dst, const uint8_t *src,
+                           const size_t len, size_t i, __m256i S, const __m256i k0x) {
+  const size_t n = len / 16;
+  if (n - i >= 16) {
+    yctr_group(ks, rounds, kind, dst + 16 * i, src + 16 * i, S, k0x, YLANES);
+    S = yctr_add(kind, S, 16), i += 16;
+  }
+  if (n - i >= 8) {
+    yctr_group(ks, rounds, kind, dst + 16 * i, src + 16 * i, S, k0x, 4);
+    S = yctr_add(kind, S, 8), i += 8;
+  }
+  if (n - i >= 4) {
+    yctr_group(ks, rounds, kind, dst + 16 * i, src + 16 * i, S, k0x, 2);
+    S = yctr_add(kind, S, 4), i += 4;
+  }
+  if (n - i >= 2) {
+    yctr_group(ks, rounds, kind, dst + 16 * i, src + 16 * i, S, k0x, 1);
+    S = yctr_add(kind, S, 2), i += 2;
+  }
+  const size_t rest = len - 16 * i;
+  if (rest != 0) {
+    uint8_t tmp[32];
+    __m256i k;
+    yctr_keystream(ks, rounds, kind, S, k0x, &k, 1);
+    ystore(tmp, k);
+    for (size_t b = 0; b < rest; b++) dst[16 * i + b] = src[16 * i + b] ^ tmp[b];
+    aes_native_wipe(tmp, sizeof tmp);
+  }
+}
+
+/* The vaes path: 16 blocks at a time (8 ymm), then yctr_rest. */
 VAES_INLINE void vaes_ctr(const int rounds, const int kind, const uint8_t *rk, uint8_t *dst, const uint8_t *src,
                           size_t len, const uint8_t *iv) {
   ykeys ks;
@@ -899,27 +974,276 @@ VAES_INLINE void vaes_ctr(const int rounds, const int kind, const uint8_t *rk, u
     yctr_group(&ks, rounds, kind, dst + 16 * i, src + 16 * i, S, k0x, YLANES);
     S = yctr_add(kind, S, 2 * YLANES), i += 2 * YLANES;
   }
-  if (n - i >= 8) {
-    yctr_group(&ks, rounds, kind, dst + 16 * i, src + 16 * i, S, k0x, 4);
-    S = yctr_add(kind, S, 8), i += 8;
+  yctr_rest(&ks, rounds, kind, dst, src, len, i, S, k0x);
+}
+
+/* ---------------------------------------------------------------------------------------------------- */
+/* zmm building blocks and the avx512 path: four blocks per register, block 4j + l in lane l             */
+/* ---------------------------------------------------------------------------------------------------- */
+
+/*
+ * The path runs 32 blocks at a time (8 zmm) and hands what is left of a buffer, chain or data unit (fewer
+ * than 32 blocks) to the ymm code above, which the AVX-512 instruction set includes; the CBC encryptions
+ * (serial per chain) are the vaes path's. The ymm tails take the zmm round keys' low halves (no
+ * instruction) or their own.
+ */
+AVX512_INLINE __m512i zload(const uint8_t *p) { return _mm512_loadu_si512((const void *)p); }
+AVX512_INLINE void zstore(uint8_t *p, __m512i v) { _mm512_storeu_si512((void *)p, v); }
+
+/* The round keys of one call, each broadcast to the four lanes (HOLD or REREAD, as xkeys). With 32
+ * registers, 8 blocks and 15 keys fit (HOLD) where nothing else is live; XTS and CTR keep tweaks or data
+ * beside them and re-read. */
+typedef struct {
+  const uint8_t *p;
+  int reread;
+  __m512i k[15];
+} zkeys;
+
+AVX512_INLINE void zkeys_load(zkeys *ks, const uint8_t *p, const int rounds, const int reread) {
+  ks->p = p;
+  ks->reread = reread;
+  UNROLL for (int r = 0; r <= rounds; r++) {
+    ks->k[r] = reread ? _mm512_setzero_si512() : _mm512_broadcast_i32x4(xload(p + 16 * r));
   }
-  if (n - i >= 4) {
-    yctr_group(&ks, rounds, kind, dst + 16 * i, src + 16 * i, S, k0x, 2);
-    S = yctr_add(kind, S, 4), i += 4;
+}
+
+AVX512_INLINE __m512i zkey(const zkeys *ks, const int r) {
+  return ks->reread ? _mm512_broadcast_i32x4(xload(ks->p + 16 * r)) : ks->k[r];
+}
+
+/* The same keys as ymm, for the tails. */
+AVX512_INLINE void zkeys_low(ykeys *y, const zkeys *ks, const int rounds) {
+  y->p = ks->p;
+  y->reread = ks->reread;
+  UNROLL for (int r = 0; r <= rounds; r++) y->k[r] = _mm512_castsi512_si256(ks->k[r]);
+}
+
+AVX512_INLINE __m512i zround(const int dec, __m512i s, __m512i k) {
+  return dec ? _mm512_aesdec_epi128(s, k) : _mm512_aesenc_epi128(s, k);
+}
+AVX512_INLINE __m512i zlast(const int dec, __m512i s, __m512i k) {
+  return dec ? _mm512_aesdeclast_epi128(s, k) : _mm512_aesenclast_epi128(s, k);
+}
+
+AVX512_INLINE void zmiddle(const zkeys *ks, const int rounds, const int dec, __m512i *s, const int w) {
+  UNROLL for (int r = 1; r < rounds; r++) {
+    UNROLL for (int j = 0; j < w; j++) s[j] = zround(dec, s[j], zkey(ks, r));
   }
-  if (n - i >= 2) {
-    yctr_group(&ks, rounds, kind, dst + 16 * i, src + 16 * i, S, k0x, 1);
-    S = yctr_add(kind, S, 2), i += 2;
+}
+
+AVX512_INLINE void zcrypt(const zkeys *ks, const int rounds, const int dec, __m512i *s, const int w) {
+  UNROLL for (int j = 0; j < w; j++) s[j] = _mm512_xor_si512(s[j], zkey(ks, 0));
+  zmiddle(ks, rounds, dec, s, w);
+  UNROLL for (int j = 0; j < w; j++) s[j] = zlast(dec, s[j], zkey(ks, rounds));
+}
+
+/* ECB both ways: 32 blocks at a time, then vaes_ecb on the rest. */
+AVX512_INLINE void avx512_ecb(const int rounds, const int dec, const uint8_t *key, uint8_t *dst, const uint8_t *src,
+                              size_t n) {
+  zkeys ks;
+  zkeys_load(&ks, key, rounds, HOLD);
+  size_t i = 0;
+  for (; i + 4 * ZLANES <= n; i += 4 * ZLANES) {
+    __m512i s[ZLANES];
+    UNROLL for (int j = 0; j < ZLANES; j++) s[j] = zload(src + 16 * i + 64 * j);
+    zcrypt(&ks, rounds, dec, s, ZLANES);
+    UNROLL for (int j = 0; j < ZLANES; j++) zstore(dst + 16 * i + 64 * j, s[j]);
   }
-  const size_t rest = len - 16 * i;
-  if (rest != 0) {
-    uint8_t tmp[32];
-    __m256i k;
-    yctr_keystream(&ks, rounds, kind, S, k0x, &k, 1);
-    ystore(tmp, k);
-    for (size_t b = 0; b < rest; b++) dst[16 * i + b] = src[16 * i + b] ^ tmp[b];
-    aes_native_wipe(tmp, sizeof tmp);
+  if (i < n) vaes_ecb(rounds, dec, key, dst + 16 * i, src + 16 * i, n - i);
+}
+
+/*
+ * CBC decryption of 32 consecutive blocks of a chain, the block before them *iv. Register j holds
+ * C[4j .. 4j+3]; the values to XOR are C[4j-1 .. 4j+2]: an unaligned load at src + 64j - 16 for j >= 1, and
+ * for j = 0 {iv, C[0], C[1], C[2]}, register 0 shifted up one lane with iv below (VALIGNQ of it over a
+ * broadcast iv), formed before the rounds. All loads come before the stores (dst == src is safe).
+ */
+AVX512_INLINE void zcbc_dec_group32(const zkeys *ks, const int rounds, uint8_t *dst, const uint8_t *src,
+                                    __m128i *iv) {
+  __m512i s[ZLANES];
+  UNROLL for (int j = 0; j < ZLANES; j++) s[j] = zload(src + 64 * j);
+  const __m512i prev0 = _mm512_alignr_epi64(s[0], _mm512_broadcast_i32x4(*iv), 6);
+  zcrypt(ks, rounds, 1, s, ZLANES);
+  s[0] = _mm512_xor_si512(s[0], prev0);
+  UNROLL for (int j = 1; j < ZLANES; j++) s[j] = _mm512_xor_si512(s[j], zload(src + 64 * j - 16));
+  *iv = xload(src + 64 * ZLANES - 16);
+  UNROLL for (int j = 0; j < ZLANES; j++) zstore(dst + 64 * j, s[j]);
+}
+
+/* CBC decryption of every sector: 32 blocks at a time, then ycbc_dec_rest. */
+AVX512_INLINE void avx512_cbc_dec_sectors(const int rounds, const uint8_t *dk, uint8_t *dst, const uint8_t *src,
+                                          size_t sectors, size_t n, const uint8_t *ivs) {
+  zkeys ks;
+  zkeys_load(&ks, dk, rounds, HOLD);
+  ykeys yk;
+  zkeys_low(&yk, &ks, rounds);
+  for (size_t u = 0; u < sectors; u++, dst += 16 * n, src += 16 * n) {
+    __m128i iv = xload(ivs + 16 * u);
+    size_t i = 0;
+    for (; i + 4 * ZLANES <= n; i += 4 * ZLANES) zcbc_dec_group32(&ks, rounds, dst + 16 * i, src + 16 * i, &iv);
+    if (i < n) ycbc_dec_rest(&yk, rounds, dst, src, &iv, i, n);
   }
+}
+
+/* T·α^k (1 <= k <= 57) of the tweak in each lane, as ymul_alpha_k (VPALIGNR works per 128-bit lane). */
+AVX512_INLINE __m512i zmul_alpha_k(__m512i t, const int k) {
+  const __m512i c = _mm512_srli_epi64(t, 64 - k);
+  const __m512i fold = _mm512_xor_si512(_mm512_xor_si512(c, _mm512_slli_epi64(c, 1)),
+                                        _mm512_xor_si512(_mm512_slli_epi64(c, 2), _mm512_slli_epi64(c, 7)));
+  return _mm512_xor_si512(_mm512_slli_epi64(t, k), _mm512_alignr_epi8(c, fold, 8));
+}
+
+/* The register of a group's first four tweaks: {T, T·α, T·α^2, T·α^3}. */
+AVX512_INLINE __m512i ztweak_quad(__m128i t) {
+  const __m256i pair = ytweak_pair(t);
+  return _mm512_inserti64x4(_mm512_castsi256_si512(pair), ymul_alpha_k(pair, 2), 1);
+}
+
+/*
+ * XTS of 32 consecutive blocks of a data unit, whose tweaks tw[j] = {T·α^4j .. T·α^(4j+3)} are ready; as
+ * yxts_group16, the tweak folded into the first and last round keys, and the next group's tweaks formed
+ * from its quad `next` as next·α^4j among the rounds, left in tw.
+ */
+AVX512_INLINE void zxts_group32(const zkeys *ks, const int rounds, const int dec, uint8_t *dst, const uint8_t *src,
+                                __m512i *tw, const __m512i next) {
+  __m512i s[ZLANES], nt[ZLANES];
+  UNROLL for (int j = 0; j < ZLANES; j++) {
+    s[j] = _mm512_xor_si512(zload(src + 64 * j), _mm512_xor_si512(tw[j], zkey(ks, 0)));
+  }
+  nt[0] = next;
+  UNROLL for (int r = 1; r < rounds; r++) {
+    UNROLL for (int j = 0; j < ZLANES; j++) s[j] = zround(dec, s[j], zkey(ks, r));
+    if (r < ZLANES) nt[r] = zmul_alpha_k(next, 4 * r); /* rounds >= 10 > ZLANES */
+  }
+  UNROLL for (int j = 0; j < ZLANES; j++) s[j] = zlast(dec, s[j], _mm512_xor_si512(zkey(ks, rounds), tw[j]));
+  UNROLL for (int j = 0; j < ZLANES; j++) zstore(dst + 64 * j, s[j]);
+  UNROLL for (int j = 0; j < ZLANES; j++) tw[j] = nt[j];
+}
+
+/*
+ * XTS of every data unit: 32 blocks at a time, the tweaks pipelined as in vaes_xts (across units when units
+ * are whole groups: 512 or 4096 bytes), then yxts_rest.
+ */
+AVX512_INLINE void avx512_xts(const int rounds, const int dec, const uint8_t *key, uint8_t *dst, const uint8_t *src,
+                              size_t units, size_t n, const uint8_t *tweaks) {
+  zkeys ks;
+  zkeys_load(&ks, key, rounds, REREAD);
+  ykeys yk;
+  zkeys_low(&yk, &ks, rounds);
+  const int whole = n % (4 * ZLANES) == 0;
+  __m512i tw[ZLANES], quad = _mm512_setzero_si512();
+  int ready = 0; /* tw and quad already hold unit u's first tweaks */
+  for (size_t u = 0; u < units; u++, dst += 16 * n, src += 16 * n) {
+    size_t i = 0;
+    if (n >= 4 * ZLANES) {
+      if (!ready) {
+        quad = ztweak_quad(xload(tweaks + 16 * u));
+        tw[0] = quad;
+        UNROLL for (int j = 1; j < ZLANES; j++) tw[j] = zmul_alpha_k(quad, 4 * j);
+      }
+      ready = 0;
+      for (; i + 4 * ZLANES <= n; i += 4 * ZLANES) {
+        __m512i next = quad; /* after the very last group: not used */
+        if (i + 8 * ZLANES <= n || !whole) {
+          next = zmul_alpha_k(quad, 4 * ZLANES);
+        } else if (u + 1 < units) {
+          next = ztweak_quad(xload(tweaks + 16 * (u + 1)));
+          ready = 1;
+        }
+        zxts_group32(&ks, rounds, dec, dst + 16 * i, src + 16 * i, tw, next);
+        quad = next;
+      }
+    }
+    if (i == n) continue;
+    yxts_rest(&yk, rounds, dec, dst, src, i ? _mm512_castsi512_si128(quad) : xload(tweaks + 16 * u), i, n);
+  }
+}
+
+/* CTR on zmm: register j of a group holds blocks 4j .. 4j+3, one per lane. */
+AVX512_INLINE __m512i zrev_mask(void) { return _mm512_broadcast_i32x4(xrev_mask()); }
+
+/* s + d in each lane (0 <= d < 2^32), as xctr_add. */
+AVX512_INLINE __m512i zctr_add(const int kind, __m512i s, const int d) {
+  const __m512i dv = _mm512_set_epi64(0, d, 0, d, 0, d, 0, d);
+  return kind == CTR_BE32 ? _mm512_add_epi32(s, dv) : _mm512_add_epi64(s, dv);
+}
+
+AVX512_INLINE __m512i zctr_block(const int kind, __m512i s) {
+  return kind == CTR_XCTR ? s : _mm512_shuffle_epi8(s, zrev_mask());
+}
+
+/* dst = src ^ E(counter blocks) for 32 blocks, the counter blocks (XORed with round key 0) in k; the data
+ * read first and folded into the final round's key, as yctr_crypt. */
+AVX512_INLINE void zctr_crypt(const zkeys *ks, const int rounds, uint8_t *dst, const uint8_t *src, __m512i *k) {
+  __m512i p[ZLANES];
+  UNROLL for (int j = 0; j < ZLANES; j++) p[j] = zload(src + 64 * j);
+  zmiddle(ks, rounds, 0, k, ZLANES);
+  UNROLL for (int j = 0; j < ZLANES; j++) {
+    zstore(dst + 64 * j, _mm512_aesenclast_epi128(k[j], _mm512_xor_si512(zkey(ks, rounds), p[j])));
+  }
+}
+
+/* 32 whole blocks from the quad S = {s, s+1, s+2, s+3}: register j is S + 4j. */
+AVX512_INLINE void zctr_group32(const zkeys *ks, const int rounds, const int kind, uint8_t *dst, const uint8_t *src,
+                                __m512i S, __m512i k0x) {
+  __m512i k[ZLANES];
+  UNROLL for (int j = 0; j < ZLANES; j++) {
+    k[j] = _mm512_xor_si512(zctr_block(kind, j ? zctr_add(kind, S, 4 * j) : S), k0x);
+  }
+  zctr_crypt(ks, rounds, dst, src, k);
+}
+
+/* be128 / be32, 32 blocks whose counter blocks differ from the first one's in their last byte only, as
+ * yctr_group16_be: one PSHUFB, then 4j added to byte 15 of each lane of register j. */
+AVX512_INLINE void zctr_group32_be(const zkeys *ks, const int rounds, uint8_t *dst, const uint8_t *src, __m512i S,
+                                   __m512i k0x) {
+  __m512i k[ZLANES];
+  const __m512i B = _mm512_shuffle_epi8(S, zrev_mask());
+  UNROLL for (int j = 0; j < ZLANES; j++) {
+    const int d = (4 * j) << 24;
+    k[j] = _mm512_xor_si512(j ? _mm512_add_epi32(B, _mm512_set_epi32(d, 0, 0, 0, d, 0, 0, 0, d, 0, 0, 0, d, 0, 0, 0))
+                              : B,
+                            k0x);
+  }
+  zctr_crypt(ks, rounds, dst, src, k);
+}
+
+/* The avx512 path: 32 blocks at a time (8 zmm), then yctr_rest. */
+AVX512_INLINE void avx512_ctr(const int rounds, const int kind, const uint8_t *rk, uint8_t *dst, const uint8_t *src,
+                              size_t len, const uint8_t *iv) {
+  zkeys ks;
+  zkeys_load(&ks, rk, rounds, REREAD);
+  const __m512i k0x = _mm512_xor_si512(zkey(&ks, 0), _mm512_broadcast_i32x4(xctr_xor(kind, iv)));
+  const __m128i s = xctr_start(kind, iv);
+  const __m256i S01 = _mm256_inserti128_si256(_mm256_castsi128_si256(s), xctr_add(kind, s, 1), 1);
+  __m512i S = _mm512_inserti64x4(_mm512_castsi256_si512(S01), yctr_add(kind, S01, 2), 1);
+  const size_t n = len / 16;
+  size_t i = 0;
+  const unsigned last = kind == CTR_XCTR ? 0 : iv[15]; /* the first counter block's byte 15 (public) */
+  while (i + 4 * ZLANES <= n) {
+    if (kind != CTR_XCTR) {
+      for (; i + 4 * ZLANES <= n && ((last + i) & 0xff) <= 255 - (4 * ZLANES - 1); i += 4 * ZLANES) {
+        zctr_group32_be(&ks, rounds, dst + 16 * i, src + 16 * i, S, k0x);
+        S = zctr_add(kind, S, 4 * ZLANES);
+      }
+      if (i + 4 * ZLANES > n) break;
+    }
+    zctr_group32(&ks, rounds, kind, dst + 16 * i, src + 16 * i, S, k0x);
+    S = zctr_add(kind, S, 4 * ZLANES), i += 4 * ZLANES;
+  }
+  ykeys yk;
+  zkeys_low(&yk, &ks, rounds);
+  yctr_rest(&yk, rounds, kind, dst, src, len, i, _mm512_castsi512_si256(S), _mm512_castsi512_si256(k0x));
+}
+
+/* The CBC encryptions: serial per chain, the vaes path's. */
+AVX512_INLINE void avx512_cbc_enc(const int rounds, const uint8_t *rk, uint8_t *dst, const uint8_t *src, size_t n,
+                                  const uint8_t *iv) {
+  vaes_cbc_enc(rounds, rk, dst, src, n, iv);
+}
+AVX512_INLINE void avx512_cbc_enc_sectors(const int rounds, const uint8_t *rk, uint8_t *dst, const uint8_t *src,
+                                          size_t sectors, size_t n, const uint8_t *ivs) {
+  vaes_cbc_enc_sectors(rounds, rk, dst, src, sectors, n, ivs);
 }
 
 /*
@@ -1007,12 +1331,18 @@ INSTANTIATE(aesni, AESNI_TARGET, 14, NOTHING)
 INSTANTIATE(vaes, VAES_TARGET, 10, ZEROUPPER)
 INSTANTIATE(vaes, VAES_TARGET, 12, ZEROUPPER)
 INSTANTIATE(vaes, VAES_TARGET, 14, ZEROUPPER)
+INSTANTIATE(avx512, AVX512_TARGET, 10, ZEROUPPER)
+INSTANTIATE(avx512, AVX512_TARGET, 12, ZEROUPPER)
+INSTANTIATE(avx512, AVX512_TARGET, 14, ZEROUPPER)
 CTR_KINDS(aesni, AESNI_TARGET, 10, NOTHING)
 CTR_KINDS(aesni, AESNI_TARGET, 12, NOTHING)
 CTR_KINDS(aesni, AESNI_TARGET, 14, NOTHING)
 CTR_KINDS(vaes, VAES_TARGET, 10, ZEROUPPER)
 CTR_KINDS(vaes, VAES_TARGET, 12, ZEROUPPER)
 CTR_KINDS(vaes, VAES_TARGET, 14, ZEROUPPER)
+CTR_KINDS(avx512, AVX512_TARGET, 10, ZEROUPPER)
+CTR_KINDS(avx512, AVX512_TARGET, 12, ZEROUPPER)
+CTR_KINDS(avx512, AVX512_TARGET, 14, ZEROUPPER)
 
 /* The contract's entry points: one switch on the round count per call (other counts do nothing). */
 #define DISPATCH(NAME, ...)                \
@@ -1039,7 +1369,7 @@ CTR_KINDS(vaes, VAES_TARGET, 14, ZEROUPPER)
     default: break;                                                 \
   }
 
-#define ENTRY_POINTS(P, POLYVAL_UPDATE)                                                                           \
+#define ENTRY_POINTS(P, POLYVAL_UPDATE, HBSH)                                                                           \
   static void P##_encrypt_blocks(const uint8_t *rk, int rounds, uint8_t *dst, const uint8_t *src, size_t blocks) { \
     DISPATCH(P##_ecb_enc, rk, dst, src, blocks)                                                                   \
   }                                                                                                               \
@@ -1083,14 +1413,15 @@ CTR_KINDS(vaes, VAES_TARGET, 14, ZEROUPPER)
       P##_ctr_entry,                                                                                              \
       x64_polyval_init,                                                                                           \
       POLYVAL_UPDATE,                                                                                             \
-      &x64_hbsh_avx2,                                                                                             \
+      &HBSH,                                                                                                      \
       &x64_elephant_avx2,                                                                                         \
   };
 
-ENTRY_POINTS(aesni, x64_polyval_update_clmul)
-ENTRY_POINTS(vaes, x64_polyval_update_vclmul)
+ENTRY_POINTS(aesni, x64_polyval_update_clmul, x64_hbsh_avx2)
+ENTRY_POINTS(vaes, x64_polyval_update_vclmul, x64_hbsh_avx2)
+ENTRY_POINTS(avx512, x64_polyval_update_v512, x64_hbsh_avx512)
 
-const aes_native_path *const aes_native_paths[] = {&vaes_path, &aesni_path, NULL};
+const aes_native_path *const aes_native_paths[] = {&avx512_path, &vaes_path, &aesni_path, NULL};
 
 #else /* not x86-64: no paths */
 

@@ -146,3 +146,134 @@ HBSH_AVX2 static void hbsh_nh_avx2(const uint32_t *key, const uint8_t *msg, size
 }
 
 static const aes_native_hbsh x64_hbsh_avx2 = {"avx2", cpu_has_avx2, hbsh_chacha_xor_avx2, hbsh_nh_avx2};
+
+/*
+ * The same primitives with AVX-512 (F, VL, BW), for the avx512 path:
+ *
+ *   chacha_xor  sixteen blocks at a time, one per 32-bit lane of 16 zmm rows; every rotation one VPROLD;
+ *               the rows turned into sixteen 64-byte blocks by a 16×16 transpose of 32-bit words: 4×4
+ *               within each 128-bit lane (VPUNPCK{L,H}DQ, VPUNPCK{L,H}QDQ), then 4×4 of the lanes
+ *               (VSHUFI32X4, twice). A tail of more than 512 bytes takes one more group of sixteen
+ *               through a wiped stack buffer; one of 512 bytes or fewer, the AVX2 code (eight blocks).
+ *   nh          the 16-byte message unit broadcast to the four lanes and added to the key units u .. u+3,
+ *               the four passes in one register, one VPMULUDQ per unit.
+ *
+ * Constant time as the AVX2 code (VPROLD by constants adds nothing that depends on data).
+ */
+#define HBSH_AVX512 __attribute__((target("avx512f,avx512vl,avx512bw,avx2")))
+#define HBSH_AVX512_INLINE static inline __attribute__((always_inline, target("avx512f,avx512vl,avx512bw,avx2")))
+
+#define HBSH_QRZ(a, b, c, d)                                                                                   \
+  a = _mm512_add_epi32(a, b), d = _mm512_rol_epi32(_mm512_xor_si512(d, a), 16), c = _mm512_add_epi32(c, d), \
+  b = _mm512_rol_epi32(_mm512_xor_si512(b, c), 12), a = _mm512_add_epi32(a, b),                              \
+  d = _mm512_rol_epi32(_mm512_xor_si512(d, a), 8), c = _mm512_add_epi32(c, d),                               \
+  b = _mm512_rol_epi32(_mm512_xor_si512(b, c), 7)
+
+/*
+ * The 16×16 transpose of 32-bit words: x[i] holds word i of blocks 0..15 (block 4l + e in element e of
+ * lane l); afterwards o[b] holds the 16 words of block b. First, for each group g of four rows, a 4×4
+ * transpose within every lane, giving u[g][k]: lane l holds words 4g .. 4g+3 of block 4l + k; then, for
+ * each k, the 4×4 transpose of the lanes of u[0..3][k].
+ */
+HBSH_AVX512_INLINE void hbsh_transpose16(const __m512i x[16], __m512i o[16]) {
+  __m512i u[4][4];
+  for (int g = 0; g < 4; g++) {
+    const __m512i t0 = _mm512_unpacklo_epi32(x[4 * g], x[4 * g + 1]);
+    const __m512i t1 = _mm512_unpackhi_epi32(x[4 * g], x[4 * g + 1]);
+    const __m512i t2 = _mm512_unpacklo_epi32(x[4 * g + 2], x[4 * g + 3]);
+    const __m512i t3 = _mm512_unpackhi_epi32(x[4 * g + 2], x[4 * g + 3]);
+    u[g][0] = _mm512_unpacklo_epi64(t0, t2);
+    u[g][1] = _mm512_unpackhi_epi64(t0, t2);
+    u[g][2] = _mm512_unpacklo_epi64(t1, t3);
+    u[g][3] = _mm512_unpackhi_epi64(t1, t3);
+  }
+  for (int k = 0; k < 4; k++) {
+    const __m512i a = _mm512_shuffle_i32x4(u[0][k], u[1][k], 0x44); /* {u0.l0, u0.l1, u1.l0, u1.l1} */
+    const __m512i b = _mm512_shuffle_i32x4(u[0][k], u[1][k], 0xee); /* {u0.l2, u0.l3, u1.l2, u1.l3} */
+    const __m512i c = _mm512_shuffle_i32x4(u[2][k], u[3][k], 0x44);
+    const __m512i d = _mm512_shuffle_i32x4(u[2][k], u[3][k], 0xee);
+    o[k] = _mm512_shuffle_i32x4(a, c, 0x88);      /* lane 0 of each: block k */
+    o[4 + k] = _mm512_shuffle_i32x4(a, c, 0xdd);  /* lane 1: block 4 + k */
+    o[8 + k] = _mm512_shuffle_i32x4(b, d, 0x88);  /* lane 2: block 8 + k */
+    o[12 + k] = _mm512_shuffle_i32x4(b, d, 0xdd); /* lane 3: block 12 + k */
+  }
+}
+
+/* Sixteen keystream blocks (1024 bytes) of `state` from block counter `ctr` (low word): out[b] is block b. */
+HBSH_AVX512_INLINE void hbsh_chacha16(const uint32_t state[16], uint32_t ctr, int rounds, __m512i out[16]) {
+  __m512i x[16], in[16];
+  for (int i = 0; i < 16; i++) in[i] = _mm512_set1_epi32((int)state[i]);
+  in[12] = _mm512_add_epi32(_mm512_set1_epi32((int)ctr),
+                            _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+  for (int i = 0; i < 16; i++) x[i] = in[i];
+  for (int r = 0; r < rounds; r += 2) {
+    HBSH_QRZ(x[0], x[4], x[8], x[12]);
+    HBSH_QRZ(x[1], x[5], x[9], x[13]);
+    HBSH_QRZ(x[2], x[6], x[10], x[14]);
+    HBSH_QRZ(x[3], x[7], x[11], x[15]);
+    HBSH_QRZ(x[0], x[5], x[10], x[15]);
+    HBSH_QRZ(x[1], x[6], x[11], x[12]);
+    HBSH_QRZ(x[2], x[7], x[8], x[13]);
+    HBSH_QRZ(x[3], x[4], x[9], x[14]);
+  }
+  for (int i = 0; i < 16; i++) x[i] = _mm512_add_epi32(x[i], in[i]);
+  hbsh_transpose16(x, out);
+}
+
+HBSH_AVX512 static void hbsh_chacha_xor_avx512(const uint32_t state[16], int rounds, uint8_t *dst,
+                                               const uint8_t *src, size_t len) {
+  __m512i ks[16];
+  uint32_t ctr = state[12];
+  size_t at = 0;
+  for (; len - at >= 1024; at += 1024, ctr += 16) {
+    hbsh_chacha16(state, ctr, rounds, ks);
+    for (int i = 0; i < 16; i++) {
+      const __m512i m = _mm512_loadu_si512((const void *)(src + at + 64 * i));
+      _mm512_storeu_si512((void *)(dst + at + 64 * i), _mm512_xor_si512(m, ks[i]));
+    }
+  }
+  if (len - at > 512) {
+    uint8_t buf[1024] __attribute__((aligned(64)));
+    hbsh_chacha16(state, ctr, rounds, ks);
+    for (int i = 0; i < 16; i++) _mm512_store_si512((void *)(buf + 64 * i), ks[i]);
+    const size_t n = len - at;
+    size_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+      const __m512i m = _mm512_loadu_si512((const void *)(src + at + i));
+      const __m512i k = _mm512_load_si512((const void *)(buf + i));
+      _mm512_storeu_si512((void *)(dst + at + i), _mm512_xor_si512(m, k));
+    }
+    for (; i < n; i++) dst[at + i] = src[at + i] ^ buf[i];
+    aes_native_wipe(buf, sizeof buf);
+  } else if (at < len) {
+    uint32_t next[16];
+    for (int i = 0; i < 16; i++) next[i] = state[i];
+    next[12] = ctr;
+    hbsh_chacha_xor_avx2(next, rounds, dst + at, src + at, len - at);
+    aes_native_wipe(next, sizeof next);
+  }
+  for (int i = 0; i < 16; i++) ks[i] = _mm512_setzero_si512();
+  __asm__ __volatile__("" : : "r"(ks) : "memory");
+  _mm256_zeroupper();
+}
+
+HBSH_AVX512 static void hbsh_nh_avx512(const uint32_t *key, const uint8_t *msg, size_t units, uint64_t sums[4]) {
+  __m512i acc = _mm512_setzero_si512();
+  for (size_t u = 0; u < units; u++) {
+    const __m512i m = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(const void *)(msg + 16 * u)));
+    const __m512i t = _mm512_add_epi32(m, _mm512_loadu_si512((const void *)(key + 4 * u)));
+    /* lane i is pass i: (a0, a1) and (a2, a3) into the even words, VPMULUDQ gives (a0·a2, a1·a3). */
+    acc = _mm512_add_epi64(acc, _mm512_mul_epu32(_mm512_shuffle_epi32(t, (_MM_PERM_ENUM)0x50),
+                                                 _mm512_shuffle_epi32(t, (_MM_PERM_ENUM)0xfa)));
+  }
+  /* Each pass's sum is the two 64-bit words of its lane. */
+  const __m512i s = _mm512_add_epi64(acc, _mm512_unpackhi_epi64(acc, acc));
+  sums[0] += (uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(s));
+  sums[1] += (uint64_t)_mm_cvtsi128_si64(_mm512_extracti32x4_epi32(s, 1));
+  sums[2] += (uint64_t)_mm_cvtsi128_si64(_mm512_extracti32x4_epi32(s, 2));
+  sums[3] += (uint64_t)_mm_cvtsi128_si64(_mm512_extracti32x4_epi32(s, 3));
+  _mm256_zeroupper();
+}
+
+static const aes_native_hbsh x64_hbsh_avx512 = {"avx512", cpu_has_avx512_fvlbw, hbsh_chacha_xor_avx512,
+                                                hbsh_nh_avx512};

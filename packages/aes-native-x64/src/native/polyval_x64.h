@@ -1,7 +1,7 @@
 /*
- * POLYVAL (RFC 8452 §3) on x86-64 with carry-less multiplication: PCLMULQDQ on xmm (the aesni path) and
- * VPCLMULQDQ on ymm, two blocks per instruction (the vaes path). Included once, by aes_x64.c, whose path
- * tables point at the three functions at the end (polyval_init, and polyval_update of each path).
+ * POLYVAL (RFC 8452 §3) on x86-64 with carry-less multiplication: PCLMULQDQ on xmm (the aesni path),
+ * VPCLMULQDQ on ymm, two blocks per instruction (the vaes path), and on zmm, four (the avx512 path). Included once, by aes_x64.c, whose path
+ * tables point at the functions at the end (polyval_init, and polyval_update of each path).
  *
  * The field: GF(2^128) modulo P(x) = x^128 + x^127 + x^126 + x^121 + 1, an element a 16-byte
  * little-endian integer (bit i of it the coefficient of x^i), so that a plain 128-bit load is an element.
@@ -22,7 +22,7 @@
  * Aggregation: n steps in a row are acc' = Σ (Y_i)·H^(n-i+1)·x^(-128(n-i+1)) with Y_1 = acc ^ X_1, Y_i = X_i;
  * with the "dot powers" D^k = H^k·x^(-128(k-1)) (D^1 = H, D^k = dot(D^(k-1), H)) each term is
  * Y_i·D^(n-i+1)·x^-128, so the products of a whole group are added unreduced and reduced once per group:
- * 8 blocks per reduction on xmm, 16 on ymm, and the group's tail the same way with lower powers.
+ * 8 blocks per reduction on xmm, 16 on ymm and zmm, and the group's tail the same way with lower powers.
  *
  * Table (AES_NATIVE_POLYVAL_TABLE_BYTES, 16-byte aligned): pow[k] = D^(16-k) at byte 16k (k = 0 .. 15, so
  * D^16 first and D^1 last: block j of a group of g blocks uses pow[16 - g + j], and a 32-byte load at
@@ -45,6 +45,8 @@
 
 #define PV_XMM static inline __attribute__((always_inline, target("sse4.1,pclmul")))
 #define PV_YMM static inline __attribute__((always_inline, target("avx2,vpclmulqdq,pclmul,sse4.1")))
+#define PV_ZMM \
+  static inline __attribute__((always_inline, target("avx512f,avx512vl,avx512bw,vpclmulqdq,avx2,pclmul,sse4.1")))
 
 #define PV_KAR 256 /* byte offset of kar[] in the table */
 
@@ -184,15 +186,9 @@ PV_YMM __m128i pv_group_ymm(const uint8_t *table, __m128i a, const uint8_t *data
   return pv_reduce(s);
 }
 
-/* The vaes path: 16 blocks per reduction (8 ymm: D^16 .. D^1), then the tail of 1 .. 15 the same way. */
-static __attribute__((target("avx2,vpclmulqdq,pclmul,sse4.1"))) void x64_polyval_update_vclmul(
-    const uint8_t *table, uint8_t *acc, const uint8_t *data, size_t blocks, int reversed) {
-  const __m256i order = _mm256_broadcastsi128_si256(pv_order(reversed));
-  __m128i a = pv_load(acc);
-  size_t i = 0;
-  for (; i + 16 <= blocks; i += 16) a = pv_group_ymm(table, a, data + 16 * i, 16, order);
-  const uint8_t *t = data + 16 * i;
-  switch (blocks - i) {
+/* The last 0 .. 15 blocks, one group reduced once (both wide paths). */
+PV_YMM __m128i pv_rest_ymm(const uint8_t *table, __m128i a, const uint8_t *t, const size_t g, __m256i order) {
+  switch (g) {
     case 0: break;
     case 1: a = pv_group_ymm(table, a, t, 1, order); break;
     case 2: a = pv_group_ymm(table, a, t, 2, order); break;
@@ -210,7 +206,64 @@ static __attribute__((target("avx2,vpclmulqdq,pclmul,sse4.1"))) void x64_polyval
     case 14: a = pv_group_ymm(table, a, t, 14, order); break;
     default: a = pv_group_ymm(table, a, t, 15, order); break;
   }
-  pv_store(acc, a);
+  return a;
+}
+
+/* The vaes path: 16 blocks per reduction (8 ymm: D^16 .. D^1), then the tail of 1 .. 15 the same way. */
+static __attribute__((target("avx2,vpclmulqdq,pclmul,sse4.1"))) void x64_polyval_update_vclmul(
+    const uint8_t *table, uint8_t *acc, const uint8_t *data, size_t blocks, int reversed) {
+  const __m256i order = _mm256_broadcastsi128_si256(pv_order(reversed));
+  __m128i a = pv_load(acc);
+  size_t i = 0;
+  for (; i + 16 <= blocks; i += 16) a = pv_group_ymm(table, a, data + 16 * i, 16, order);
+  pv_store(acc, pv_rest_ymm(table, a, data + 16 * i, blocks - i, order));
+  _mm256_zeroupper();
+}
+
+/* zmm: the same sums, four blocks (one per lane) per instruction. */
+typedef struct {
+  __m512i lo, hi, mid;
+} pv_zsum;
+
+PV_ZMM __m512i pv_zload(const uint8_t *p) { return _mm512_loadu_si512((const void *)p); }
+
+PV_ZMM void pv_zmul_add(pv_zsum *s, __m512i a, __m512i b, __m512i bk) {
+  s->lo = _mm512_xor_si512(s->lo, _mm512_clmulepi64_epi128(a, b, 0x00));
+  s->hi = _mm512_xor_si512(s->hi, _mm512_clmulepi64_epi128(a, b, 0x11));
+  const __m512i ak = _mm512_xor_si512(a, _mm512_shuffle_epi32(a, (_MM_PERM_ENUM)_MM_SHUFFLE(1, 0, 3, 2)));
+  s->mid = _mm512_xor_si512(s->mid, _mm512_clmulepi64_epi128(ak, bk, 0x00));
+}
+
+/* The four lanes' sums added into one xmm sum: halves into ymm, then pv_fold. */
+PV_ZMM pv_sum pv_zfold(pv_zsum z) {
+  pv_ysum y;
+  y.lo = _mm256_xor_si256(_mm512_castsi512_si256(z.lo), _mm512_extracti64x4_epi64(z.lo, 1));
+  y.hi = _mm256_xor_si256(_mm512_castsi512_si256(z.hi), _mm512_extracti64x4_epi64(z.hi, 1));
+  y.mid = _mm256_xor_si256(_mm512_castsi512_si256(z.mid), _mm512_extracti64x4_epi64(z.mid, 1));
+  return pv_fold(y);
+}
+
+/* 16 consecutive blocks, a XORed into the first, reduced once: four registers of four blocks, register j
+ * times the 64 bytes at pow[4j] (D^(16-4j) .. D^(13-4j)); register 0, which waits for a, last. */
+PV_ZMM __m128i pv_group16_zmm(const uint8_t *table, __m128i a, const uint8_t *data, __m512i order) {
+  pv_zsum z = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
+  for (int j = 1; j < 4; j++) {
+    pv_zmul_add(&z, _mm512_shuffle_epi8(pv_zload(data + 64 * j), order), pv_zload(table + 64 * j),
+                pv_zload(table + PV_KAR + 64 * j));
+  }
+  const __m512i x0 = _mm512_xor_si512(_mm512_zextsi128_si512(a), _mm512_shuffle_epi8(pv_zload(data), order));
+  pv_zmul_add(&z, x0, pv_zload(table), pv_zload(table + PV_KAR));
+  return pv_reduce(pv_zfold(z));
+}
+
+/* The avx512 path: 16 blocks per reduction (4 zmm: D^16 .. D^1), then the vaes path's tail. */
+static __attribute__((target("avx512f,avx512vl,avx512bw,vpclmulqdq,avx2,pclmul,sse4.1"))) void
+x64_polyval_update_v512(const uint8_t *table, uint8_t *acc, const uint8_t *data, size_t blocks, int reversed) {
+  const __m512i order = _mm512_broadcast_i32x4(pv_order(reversed));
+  __m128i a = pv_load(acc);
+  size_t i = 0;
+  for (; i + 16 <= blocks; i += 16) a = pv_group16_zmm(table, a, data + 16 * i, order);
+  pv_store(acc, pv_rest_ymm(table, a, data + 16 * i, blocks - i, _mm512_castsi512_si256(order)));
   _mm256_zeroupper();
 }
 
