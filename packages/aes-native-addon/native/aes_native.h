@@ -126,8 +126,8 @@ typedef struct aes_native_elephant {
 #define AES_NATIVE_CTR_BE32 1
 #define AES_NATIVE_CTR_XCTR 2
 
-/* Bytes of a POLYVAL key table: enough for H^1 .. H^16 and their Karatsuba halves on every path. */
-#define AES_NATIVE_POLYVAL_TABLE_BYTES 768
+/* Bytes of a POLYVAL key table: enough for H^1 .. H^32 and their Karatsuba halves on every path. */
+#define AES_NATIVE_POLYVAL_TABLE_BYTES 1024
 
 /*
  * Overwrites n bytes that held keys, keystream or data: memset, then an empty asm statement that takes the

@@ -22,12 +22,12 @@
  * Aggregation: n steps in a row are acc' = Σ (Y_i)·H^(n-i+1)·x^(-128(n-i+1)) with Y_1 = acc ^ X_1, Y_i = X_i;
  * with the "dot powers" D^k = H^k·x^(-128(k-1)) (D^1 = H, D^k = dot(D^(k-1), H)) each term is
  * Y_i·D^(n-i+1)·x^-128, so the products of a whole group are added unreduced and reduced once per group:
- * 8 blocks per reduction on xmm, 16 on ymm and zmm, and the group's tail the same way with lower powers.
+ * 8 blocks per reduction on xmm, 16 on ymm, 32 on zmm, and the group's tail the same way with lower powers.
  *
- * Table (AES_NATIVE_POLYVAL_TABLE_BYTES, 16-byte aligned): pow[k] = D^(16-k) at byte 16k (k = 0 .. 15, so
- * D^16 first and D^1 last: block j of a group of g blocks uses pow[16 - g + j], and a 32-byte load at
- * pow[k] is the pair {D^(16-k), D^(15-k)} for two consecutive blocks); kar[k] = the 64-bit XOR of pow[k]'s
- * halves, in both halves, at byte 256 + 16k. 512 bytes are used.
+ * Table (AES_NATIVE_POLYVAL_TABLE_BYTES, 16-byte aligned): pow[k] = D^(32-k) at byte 16k (k = 0 .. 31, so
+ * D^32 first and D^1 last: block j of a group of g blocks uses pow[32 - g + j], and a 32- or 64-byte load
+ * at pow[k] is the powers of two or four consecutive blocks); kar[k] = the 64-bit XOR of pow[k]'s halves,
+ * in both halves, at byte 512 + 16k. 1024 bytes.
  *
  * Constant time: carry-less multiplication takes the same time for every operand; no branch and no
  * address depends on H, the accumulator or the data (branches are on the block count and `reversed`).
@@ -48,7 +48,8 @@
 #define PV_ZMM \
   static inline __attribute__((always_inline, target("avx512f,avx512vl,avx512bw,vpclmulqdq,avx2,pclmul,sse4.1")))
 
-#define PV_KAR 256 /* byte offset of kar[] in the table */
+#define PV_POWERS 32 /* D^1 .. D^32 in the table */
+#define PV_KAR 512   /* byte offset of kar[] in the table */
 
 /* 0xC200000000000000 in the low half: x^63 + x^62 + x^57, the reduction constant above. */
 #define PV_REDUCE_CONST ((long long)0xC200000000000000ULL)
@@ -95,9 +96,9 @@ PV_XMM __m128i pv_kar(__m128i b) {
 static __attribute__((target("sse4.1,pclmul"))) void x64_polyval_init(uint8_t *table, const uint8_t *h) {
   const __m128i H = pv_load(h), Hk = pv_kar(H);
   __m128i d = H;
-  for (int k = 1; k <= 16; k++) {
-    pv_store(table + 16 * (16 - k), d);
-    pv_store(table + PV_KAR + 16 * (16 - k), pv_kar(d));
+  for (int k = 1; k <= PV_POWERS; k++) {
+    pv_store(table + 16 * (PV_POWERS - k), d);
+    pv_store(table + PV_KAR + 16 * (PV_POWERS - k), pv_kar(d));
     pv_sum s = {_mm_setzero_si128(), _mm_setzero_si128(), _mm_setzero_si128()};
     pv_mul_add(&s, d, H, Hk);
     d = pv_reduce(s); /* D^(k+1) = dot(D^k, H) */
@@ -106,11 +107,11 @@ static __attribute__((target("sse4.1,pclmul"))) void x64_polyval_init(uint8_t *t
 
 /*
  * g consecutive blocks (1 <= g <= 16) with the accumulator a XORed into the first, reduced once: block j
- * times pow[16 - g + j]. The first block's product is added last, so that only it waits for a.
+ * times pow[32 - g + j]. The first block's product is added last, so that only it waits for a.
  */
 PV_XMM __m128i pv_group_xmm(const uint8_t *table, __m128i a, const uint8_t *data, const int g, __m128i order) {
   pv_sum s = {_mm_setzero_si128(), _mm_setzero_si128(), _mm_setzero_si128()};
-  const uint8_t *pow = table + 16 * (16 - g), *kar = table + PV_KAR + 16 * (16 - g);
+  const uint8_t *pow = table + 16 * (PV_POWERS - g), *kar = table + PV_KAR + 16 * (PV_POWERS - g);
   for (int j = 1; j < g; j++) {
     pv_mul_add(&s, _mm_shuffle_epi8(pv_load(data + 16 * j), order), pv_load(pow + 16 * j), pv_load(kar + 16 * j));
   }
@@ -164,11 +165,11 @@ PV_YMM pv_sum pv_fold(pv_ysum y) {
 
 /*
  * g consecutive blocks (1 <= g <= 16), a XORed into the first, reduced once: pairs of blocks in ymm (the
- * 32 bytes at pow[16 - g + j] are the pair's two powers), an odd last block in xmm with D^1.
+ * 32 bytes at pow[32 - g + j] are the pair's two powers), an odd last block in xmm with D^1.
  */
 PV_YMM __m128i pv_group_ymm(const uint8_t *table, __m128i a, const uint8_t *data, const int g, __m256i order) {
   pv_ysum y = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
-  const uint8_t *pow = table + 16 * (16 - g), *kar = table + PV_KAR + 16 * (16 - g);
+  const uint8_t *pow = table + 16 * (PV_POWERS - g), *kar = table + PV_KAR + 16 * (PV_POWERS - g);
   int j = 2;
   for (; j + 2 <= g; j += 2) {
     pv_ymul_add(&y, _mm256_shuffle_epi8(pv_yload(data + 16 * j), order), pv_yload(pow + 16 * j),
@@ -243,26 +244,33 @@ PV_ZMM pv_sum pv_zfold(pv_zsum z) {
   return pv_fold(y);
 }
 
-/* 16 consecutive blocks, a XORed into the first, reduced once: four registers of four blocks, register j
- * times the 64 bytes at pow[4j] (D^(16-4j) .. D^(13-4j)); register 0, which waits for a, last. */
-PV_ZMM __m128i pv_group16_zmm(const uint8_t *table, __m128i a, const uint8_t *data, __m512i order) {
+/* 4r consecutive blocks (r = 4 or 8), a XORed into the first, reduced once: r registers of four blocks,
+ * register j times the 64 bytes at pow[32 - 4r + 4j] (D^(4r-4j) .. D^(4r-4j-3)); register 0, which waits
+ * for a, last. */
+PV_ZMM __m128i pv_group_zmm(const uint8_t *table, __m128i a, const uint8_t *data, const int r, __m512i order) {
   pv_zsum z = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
-  for (int j = 1; j < 4; j++) {
-    pv_zmul_add(&z, _mm512_shuffle_epi8(pv_zload(data + 64 * j), order), pv_zload(table + 64 * j),
-                pv_zload(table + PV_KAR + 64 * j));
+  const uint8_t *pow = table + 16 * (PV_POWERS - 4 * r), *kar = table + PV_KAR + 16 * (PV_POWERS - 4 * r);
+  for (int j = 1; j < r; j++) {
+    pv_zmul_add(&z, _mm512_shuffle_epi8(pv_zload(data + 64 * j), order), pv_zload(pow + 64 * j),
+                pv_zload(kar + 64 * j));
   }
   const __m512i x0 = _mm512_xor_si512(_mm512_zextsi128_si512(a), _mm512_shuffle_epi8(pv_zload(data), order));
-  pv_zmul_add(&z, x0, pv_zload(table), pv_zload(table + PV_KAR));
+  pv_zmul_add(&z, x0, pv_zload(pow), pv_zload(kar));
   return pv_reduce(pv_zfold(z));
 }
 
-/* The avx512 path: 16 blocks per reduction (4 zmm: D^16 .. D^1), then the vaes path's tail. */
+/*
+ * The avx512 path: 32 blocks per reduction (8 zmm: D^32 .. D^1): the chain from one group's accumulator
+ * to the next (the first block's products, the fold and the reduction) is what bounds the ymm path's 16;
+ * here it is paid half as often. Then 16 (4 zmm) and the vaes path's tail.
+ */
 static __attribute__((target("avx512f,avx512vl,avx512bw,vpclmulqdq,avx2,pclmul,sse4.1"))) void
 x64_polyval_update_v512(const uint8_t *table, uint8_t *acc, const uint8_t *data, size_t blocks, int reversed) {
   const __m512i order = _mm512_broadcast_i32x4(pv_order(reversed));
   __m128i a = pv_load(acc);
   size_t i = 0;
-  for (; i + 16 <= blocks; i += 16) a = pv_group16_zmm(table, a, data + 16 * i, order);
+  for (; i + 32 <= blocks; i += 32) a = pv_group_zmm(table, a, data + 16 * i, 8, order);
+  if (blocks - i >= 16) a = pv_group_zmm(table, a, data + 16 * i, 4, order), i += 16;
   pv_store(acc, pv_rest_ymm(table, a, data + 16 * i, blocks - i, _mm512_castsi512_si256(order)));
   _mm256_zeroupper();
 }
