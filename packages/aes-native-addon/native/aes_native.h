@@ -100,6 +100,15 @@ typedef struct aes_native_hbsh {
    * words `key` (unit u, pass i: key words 4u + 4i .. 4u + 4i + 3), added to the four sums.
    */
   void (*nh)(const uint32_t *key, const uint8_t *msg, size_t units, uint64_t sums[4]);
+  /*
+   * Optional (NULL, or poly_available() false: the glue's C): Poly1305's polynomial (RFC 8439 §2.5, no
+   * final `+ s`) over `blocks` whole 16-byte blocks of m (each + 2^128), blocks a positive multiple of 8,
+   * into h (radix 2^64: h0 + 2^64·h1 + 2^128·h2, h2 a few bits, on entry and exit). pows[k] is r^(k+1)
+   * mod 2^130 − 5 (k = 0 .. 7, r clamped) as limbs of 44, 44 and 42 bits (the last two may carry a little
+   * more).
+   */
+  int (*poly_available)(void);
+  void (*poly_blocks)(uint64_t h[3], const uint64_t pows[8][3], const uint8_t *m, size_t blocks);
 } aes_native_hbsh;
 
 /*

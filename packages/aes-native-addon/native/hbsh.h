@@ -98,7 +98,7 @@ static void hbsh_nh_c(const uint32_t *key, const uint8_t *msg, size_t units, uin
 
 static int hbsh_always(void) { return 1; }
 
-static const aes_native_hbsh hbsh_portable = {"c", hbsh_always, hbsh_chacha_xor_c, hbsh_nh_c};
+static const aes_native_hbsh hbsh_portable = {"c", hbsh_always, hbsh_chacha_xor_c, hbsh_nh_c, NULL, NULL};
 
 /* The primitives of `path`: its own where it has them and the CPU runs them, else the portable C. */
 static const aes_native_hbsh *hbsh_ops(const aes_native_path *path) {
@@ -122,6 +122,7 @@ typedef struct {
   uint64_t r0, r1, s1;
   uint64_t p[3], ps1, ps2; /* r */
   uint64_t q[3], qs1, qs2; /* r^2 mod 2^130 − 5, partly reduced */
+  uint64_t pw[8][3];       /* r^1 .. r^8, as p and q, for the SIMD primitives' poly_blocks */
 } hbsh_poly_key;
 
 #define HBSH_M44 0xfffffffffffULL
@@ -162,6 +163,15 @@ static void hbsh_poly_key_init(hbsh_poly_key *k, const uint8_t r[16]) {
                (hbsh_u128)p[0] * p[2] * 2 + (hbsh_u128)p[1] * p[1], k->q);
   k->qs1 = k->q[1] * 20;
   k->qs2 = k->q[2] * 20;
+  /* r^1 .. r^8: r^(j+1) = r^j · r, the same columns for a general product. */
+  memcpy(k->pw[0], k->p, sizeof k->pw[0]);
+  memcpy(k->pw[1], k->q, sizeof k->pw[1]);
+  for (int j = 2; j < 8; j++) {
+    const uint64_t *a = k->pw[j - 1];
+    hbsh_carry44((hbsh_u128)a[0] * p[0] + (hbsh_u128)a[1] * k->ps2 + (hbsh_u128)a[2] * k->ps1,
+                 (hbsh_u128)a[0] * p[1] + (hbsh_u128)a[1] * p[0] + (hbsh_u128)a[2] * k->ps2,
+                 (hbsh_u128)a[0] * p[2] + (hbsh_u128)a[1] * p[1] + (hbsh_u128)a[2] * p[0], k->pw[j]);
+  }
 }
 
 /*
@@ -270,6 +280,8 @@ typedef struct {
   int rounds;   /* XChaCha's: 8, 12, 20 */
   int hpolyc;
   const aes_native_hbsh *ops;
+  /* ops->poly_blocks where this CPU runs it, else NULL (the C here); decided once, at construction. */
+  void (*poly)(uint64_t h[3], const uint64_t pows[8][3], const uint8_t *m, size_t blocks);
   uint32_t key[8];         /* K, XChaCha's key */
   hbsh_poly_key kt, km;    /* Adiantum K_T and K_M; HPolyC K_H in kt */
   uint32_t nh_key[HBSH_NH_KEY_WORDS] __attribute__((aligned(32)));
@@ -336,6 +348,12 @@ static void hbsh_hash(const hbsh_t *s, const uint64_t a[3], const uint8_t *m, si
                       uint8_t *tmp) {
   uint64_t acc[3] = {a[0], a[1], a[2]};
   if (s->hpolyc) {
+    const size_t bulk = (n / 16) & ~(size_t)7; /* whole groups of 8 blocks for the SIMD primitive */
+    if (s->poly != NULL && bulk != 0) {
+      s->poly(acc, s->kt.pw, m, bulk);
+      m += 16 * bulk;
+      n -= 16 * bulk;
+    }
     hbsh_poly_bytes(acc, &s->kt, m, n, tmp);
     hbsh_poly_emit(acc, out);
     wipe(acc, sizeof acc);

@@ -130,6 +130,26 @@ describe.skipIf(usable.length === 0)('the native Adiantum/HPolyC core', () => {
               }
             }
           }
+          // Limbs at their largest: every message byte 0xff (and 0x00), so that the SIMD Poly1305's carries
+          // (HPolyC hashes the whole message) run at their bounds, under this key and one of all 0xff.
+          const top = keyOn(kernel, new Uint8Array(32).fill(0xff), rounds, hpolyc, false);
+          const topC = keyOn(kernel, new Uint8Array(32).fill(0xff), rounds, hpolyc, true);
+          for (const [x, y] of [
+            [a, c],
+            [top, topC],
+          ] as const) {
+            for (const n of [144, 145, 1040, 4096, 8208]) {
+              for (const fill of [0xff, 0x00]) {
+                const src = new Uint8Array(n).fill(fill);
+                const t = new Uint8Array(45).fill(fill);
+                expect(toHex(crypt(x.h, x.aes, src, n, t, 45, false)), `extreme n${n} ${fill}`).toBe(
+                  toHex(crypt(y.h, y.aes, src, n, t, 45, false)),
+                );
+              }
+            }
+          }
+          top.dispose();
+          topC.dispose();
           // Batches across groups of 8: 19 sectors of 512 bytes, one call, against one call per sector.
           const src = randomBytes(19 * 512);
           const tweaks = randomBytes(19 * 32);

@@ -105,4 +105,5 @@ static void hbsh_nh_neon(const uint32_t *key, const uint8_t *msg, size_t units, 
   sums[3] += vgetq_lane_u64(acc3, 0) + vgetq_lane_u64(acc3, 1);
 }
 
-static const aes_native_hbsh arm64_hbsh_neon = {"neon", neon_available, hbsh_chacha_xor_neon, hbsh_nh_neon};
+static const aes_native_hbsh arm64_hbsh_neon = {"neon", neon_available, hbsh_chacha_xor_neon, hbsh_nh_neon, NULL,
+                                                NULL};

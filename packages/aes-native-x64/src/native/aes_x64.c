@@ -106,6 +106,7 @@
 #define CPUID7_ECX_VAES (1u << 9)
 #define CPUID7_ECX_VPCLMULQDQ (1u << 10)
 #define CPUID7_EBX_AVX512F (1u << 16)
+#define CPUID7_EBX_AVX512IFMA (1u << 21)
 #define CPUID7_EBX_AVX512BW (1u << 30)
 #define CPUID7_EBX_AVX512VL (1u << 31)
 /* XCR0: the OS saves and restores the xmm (bit 1) and upper ymm (bit 2) state; with AVX-512 also the

@@ -145,7 +145,7 @@ HBSH_AVX2 static void hbsh_nh_avx2(const uint32_t *key, const uint8_t *msg, size
   _mm256_zeroupper();
 }
 
-static const aes_native_hbsh x64_hbsh_avx2 = {"avx2", cpu_has_avx2, hbsh_chacha_xor_avx2, hbsh_nh_avx2};
+static const aes_native_hbsh x64_hbsh_avx2 = {"avx2", cpu_has_avx2, hbsh_chacha_xor_avx2, hbsh_nh_avx2, NULL, NULL};
 
 /*
  * The same primitives with AVX-512 (F, VL, BW), for the avx512 path:
@@ -275,5 +275,112 @@ HBSH_AVX512 static void hbsh_nh_avx512(const uint32_t *key, const uint8_t *msg, 
   _mm256_zeroupper();
 }
 
-static const aes_native_hbsh x64_hbsh_avx512 = {"avx512", cpu_has_avx512_fvlbw, hbsh_chacha_xor_avx512,
-                                                hbsh_nh_avx512};
+/*
+ * Poly1305's polynomial with AVX-512 IFMA (VPMADD52LUQ/VPMADD52HUQ: the low and high 52 bits of a 52×52-bit
+ * product added to 64-bit lanes), eight blocks at a time, one per 64-bit lane, in the glue's radix of 44,
+ * 44 and 42 bits (hbsh.h). Lane j accumulates blocks σ(j), σ(j) + 8, … with σ = (0, 4, 1, 5, 2, 6, 3, 7),
+ * the order VPUNPCK{L,H}QDQ of two registers of four blocks gives: every group but the last is
+ * A = (A + M)·r^8, the last multiplies lane j by r^(8 − σ(j)), so that block i of n ends up times
+ * r^(n − i); then the lanes are added. Products: column k of A·R is Σ lo52 + 2^52·Σ hi52 of three limb
+ * products (the terms at 2^132 and up folded by 20, as the C does), carried into 44/44/42-bit limbs
+ * below 2^52 (what IFMA reads) before the next group adds its blocks.
+ *
+ * Constant time: IFMA, shifts, masks and adds by constants; only the block count decides what runs.
+ */
+#define HBSH_IFMA __attribute__((target("avx512f,avx512ifma,avx512vl,avx2")))
+#define HBSH_IFMA_INLINE static inline __attribute__((always_inline, target("avx512f,avx512ifma,avx512vl,avx2")))
+
+#define HBSH_L44 0xfffffffffffULL
+#define HBSH_L42 0x3ffffffffffULL
+
+/* (a0, a1, a2)·(r0, r1, r2) with s1 = 20·r1, s2 = 20·r2, carried: limbs below 2^44 + 2^16. */
+HBSH_IFMA_INLINE void hbsh_ifma_mul(__m512i a[3], __m512i r0, __m512i r1, __m512i r2, __m512i s1, __m512i s2) {
+  const __m512i z = _mm512_setzero_si512();
+  __m512i l0 = _mm512_madd52lo_epu64(z, a[0], r0), h0 = _mm512_madd52hi_epu64(z, a[0], r0);
+  __m512i l1 = _mm512_madd52lo_epu64(z, a[0], r1), h1 = _mm512_madd52hi_epu64(z, a[0], r1);
+  __m512i l2 = _mm512_madd52lo_epu64(z, a[0], r2), h2 = _mm512_madd52hi_epu64(z, a[0], r2);
+  l0 = _mm512_madd52lo_epu64(l0, a[1], s2), h0 = _mm512_madd52hi_epu64(h0, a[1], s2);
+  l1 = _mm512_madd52lo_epu64(l1, a[1], r0), h1 = _mm512_madd52hi_epu64(h1, a[1], r0);
+  l2 = _mm512_madd52lo_epu64(l2, a[1], r1), h2 = _mm512_madd52hi_epu64(h2, a[1], r1);
+  l0 = _mm512_madd52lo_epu64(l0, a[2], s1), h0 = _mm512_madd52hi_epu64(h0, a[2], s1);
+  l1 = _mm512_madd52lo_epu64(l1, a[2], s2), h1 = _mm512_madd52hi_epu64(h1, a[2], s2);
+  l2 = _mm512_madd52lo_epu64(l2, a[2], r0), h2 = _mm512_madd52hi_epu64(h2, a[2], r0);
+  /* column k is l_k + 2^52·h_k at 2^(44k): h_k·2^52 is h_k·2^8 at the next limb (2^10 past limb 2, at
+   * 2^130 ≡ 5). */
+  const __m512i m44 = _mm512_set1_epi64((long long)HBSH_L44), m42 = _mm512_set1_epi64((long long)HBSH_L42);
+  __m512i c = _mm512_add_epi64(_mm512_srli_epi64(l0, 44), _mm512_slli_epi64(h0, 8));
+  a[0] = _mm512_and_si512(l0, m44);
+  l1 = _mm512_add_epi64(l1, c);
+  c = _mm512_add_epi64(_mm512_srli_epi64(l1, 44), _mm512_slli_epi64(h1, 8));
+  a[1] = _mm512_and_si512(l1, m44);
+  l2 = _mm512_add_epi64(l2, c);
+  c = _mm512_add_epi64(_mm512_srli_epi64(l2, 42), _mm512_slli_epi64(h2, 10));
+  a[2] = _mm512_and_si512(l2, m42);
+  a[0] = _mm512_add_epi64(a[0], _mm512_add_epi64(c, _mm512_slli_epi64(c, 2)));
+  a[1] = _mm512_add_epi64(a[1], _mm512_srli_epi64(a[0], 44));
+  a[0] = _mm512_and_si512(a[0], m44);
+}
+
+HBSH_IFMA static void hbsh_poly_ifma(uint64_t h[3], const uint64_t pows[8][3], const uint8_t *m, size_t blocks) {
+  const __m512i m44 = _mm512_set1_epi64((long long)HBSH_L44);
+  const __m512i hibit = _mm512_set1_epi64(1LL << 40);
+  const __m512i r0 = _mm512_set1_epi64((long long)pows[7][0]), r1 = _mm512_set1_epi64((long long)pows[7][1]);
+  const __m512i r2 = _mm512_set1_epi64((long long)pows[7][2]);
+  const __m512i s1 = _mm512_set1_epi64((long long)(pows[7][1] * 20)), s2 = _mm512_set1_epi64((long long)(pows[7][2] * 20));
+  /* h into lane 0 (block 0's), as limbs. */
+  __m512i a[3];
+  a[0] = _mm512_set_epi64(0, 0, 0, 0, 0, 0, 0, (long long)(h[0] & HBSH_L44));
+  a[1] = _mm512_set_epi64(0, 0, 0, 0, 0, 0, 0, (long long)((h[0] >> 44 | h[1] << 20) & HBSH_L44));
+  a[2] = _mm512_set_epi64(0, 0, 0, 0, 0, 0, 0, (long long)(h[1] >> 24 | h[2] << 40));
+  for (size_t g = 0; g < blocks / 8; g++, m += 128) {
+    const __m512i v0 = _mm512_loadu_si512((const void *)m), v1 = _mm512_loadu_si512((const void *)(m + 64));
+    const __m512i lo = _mm512_unpacklo_epi64(v0, v1), hi = _mm512_unpackhi_epi64(v0, v1);
+    a[0] = _mm512_add_epi64(a[0], _mm512_and_si512(lo, m44));
+    a[1] = _mm512_add_epi64(
+        a[1], _mm512_and_si512(_mm512_or_si512(_mm512_srli_epi64(lo, 44), _mm512_slli_epi64(hi, 20)), m44));
+    a[2] = _mm512_add_epi64(a[2], _mm512_or_si512(_mm512_srli_epi64(hi, 24), hibit));
+    if (g + 1 < blocks / 8) {
+      hbsh_ifma_mul(a, r0, r1, r2, s1, s2);
+    } else {
+      /* lane j (block σ(j)) times r^(8 − σ(j)): lanes 0 .. 7 take r^8, r^4, r^7, r^3, r^6, r^2, r^5, r^1. */
+#define HBSH_LANE_POWERS(l, x)                                                                                  \
+  _mm512_set_epi64((long long)(pows[0][l] * (x)), (long long)(pows[4][l] * (x)), (long long)(pows[1][l] * (x)), \
+                   (long long)(pows[5][l] * (x)), (long long)(pows[2][l] * (x)), (long long)(pows[6][l] * (x)), \
+                   (long long)(pows[3][l] * (x)), (long long)(pows[7][l] * (x)))
+      hbsh_ifma_mul(a, HBSH_LANE_POWERS(0, 1), HBSH_LANE_POWERS(1, 1), HBSH_LANE_POWERS(2, 1),
+                    HBSH_LANE_POWERS(1, 20), HBSH_LANE_POWERS(2, 20));
+#undef HBSH_LANE_POWERS
+    }
+  }
+  /* The lanes added (each below 2^45: the sums below 2^48), carried (the bits of limb 2 past 2^130 folded
+   * back as 5 times them, so that h2 stays the few bits the C's one-block step allows), back to radix
+   * 2^64. */
+  uint64_t a0 = (uint64_t)_mm512_reduce_add_epi64(a[0]), a1 = (uint64_t)_mm512_reduce_add_epi64(a[1]);
+  uint64_t a2 = (uint64_t)_mm512_reduce_add_epi64(a[2]);
+  a1 += a0 >> 44;
+  a0 &= HBSH_L44;
+  a2 += a1 >> 44;
+  a1 &= HBSH_L44;
+  a0 += (a2 >> 42) * 5;
+  a2 &= HBSH_L42;
+  a1 += a0 >> 44;
+  a0 &= HBSH_L44;
+  a2 += a1 >> 44;
+  a1 &= HBSH_L44;
+  h[0] = a0 | a1 << 44;
+  h[1] = a1 >> 20 | a2 << 24;
+  h[2] = a2 >> 40;
+  for (int i = 0; i < 3; i++) a[i] = _mm512_setzero_si512();
+  __asm__ __volatile__("" : : "r"(a) : "memory");
+  _mm256_zeroupper();
+}
+
+static int cpu_has_avx512_ifma(void) {
+  unsigned a, b, c, d;
+  if (!cpu_has_avx512_fvlbw()) return 0;
+  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
+  return (b & CPUID7_EBX_AVX512IFMA) != 0;
+}
+
+static const aes_native_hbsh x64_hbsh_avx512 = {"avx512",           cpu_has_avx512_fvlbw, hbsh_chacha_xor_avx512,
+                                                hbsh_nh_avx512,     cpu_has_avx512_ifma,  hbsh_poly_ifma};
