@@ -79,7 +79,7 @@ export interface NativeElephant {
 /** A native kernel object (the kernel contract's `AesKernel`), bound to one code path. */
 export interface NativeKernel<Name extends string = string> extends Omit<AesKernel, 'name' | 'load' | 'loadPolyval'> {
   readonly name: Name;
-  /** The code path this kernel runs (`'vaes'`, `'aesni'`, `'armv8-ce'`), or undefined where none can run. */
+  /** The code path this kernel runs (`'avx512'`, `'vaes'`, `'aesni'`, `'armv8-ce'`), or undefined where none can run. */
   readonly path: string | undefined;
   load(schedule: KeySchedule): NativeKeyedKernel;
   /**

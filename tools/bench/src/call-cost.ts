@@ -197,7 +197,7 @@ function measureKeySize(
   const cipher = cbc.newCipher(key, { kernel: 'native-x64' });
   const before = baseline?.(key, { kernel: 'native-x64' });
   const schedule = expandKey(key);
-  const keyed = nativeX64.kernelOn(kernelPath as 'aesni' | 'vaes').load(schedule);
+  const keyed = nativeX64.kernelOn(kernelPath as 'avx512' | 'vaes' | 'aesni').load(schedule);
   schedule.wipe();
   let sink = 0;
   const samples = new Map<string, number[]>();
