@@ -391,9 +391,15 @@ static napi_value m_hctr2(napi_env env, napi_callback_info info) {
       const uint8_t *in = src + (g + j) * unit;
       uint8_t *out = dst + (g + j) * unit;
       for (size_t i = 0; i < 16; i++) iv[i] = x[16 * j + i] ^ y[16 * j + i] ^ l[i];
-      if (n != 0) p->ctr(s->ek, s->rounds, out + 16, in + 16, n, iv, AES_NATIVE_CTR_XCTR);
       memcpy(acc, ts + 16 * j, 16);
-      hctr2_hash(hp, table, acc, out + 16, n, 1, tmp);
+      if (n >= 16 && p->ctr_polyval != NULL && hp == p) {
+        /* XCTR and the hash of its whole output blocks in one pass; the partial block as hctr2_hash. */
+        p->ctr_polyval(s->ek, s->rounds, out + 16, in + 16, n, iv, AES_NATIVE_CTR_XCTR, table, acc, 0);
+        hctr2_hash(hp, table, acc, out + 16 + 16 * (n / 16), n % 16, 1, tmp);
+      } else {
+        if (n != 0) p->ctr(s->ek, s->rounds, out + 16, in + 16, n, iv, AES_NATIVE_CTR_XCTR);
+        hctr2_hash(hp, table, acc, out + 16, n, 1, tmp);
+      }
       for (size_t i = 0; i < 16; i++) out[i] = y[16 * j + i] ^ acc[i];
     }
   }

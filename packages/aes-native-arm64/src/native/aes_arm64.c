@@ -854,6 +854,7 @@ static const aes_native_path armv8_ce = {
     aes_arm64_polyval_update,
     &arm64_hbsh_neon, /* Adiantum/HPolyC: NEON ChaCha and NH (hbsh_arm64.h) */
     &arm64_elephant_neon, /* BitLocker's Elephant diffusers: NEON, four sectors per group (elephant_arm64.h) */
+    NULL,                 /* no ctr_polyval: ctr, then polyval_update */
 };
 
 const aes_native_path *const aes_native_paths[] = {&armv8_ce, NULL};

@@ -1210,8 +1210,15 @@ AVX512_INLINE void zctr_group32_be(const zkeys *ks, const int rounds, uint8_t *d
 }
 
 /* The avx512 path: 32 blocks at a time (8 zmm), then yctr_rest. */
-AVX512_INLINE void avx512_ctr(const int rounds, const int kind, const uint8_t *rk, uint8_t *dst, const uint8_t *src,
-                              size_t len, const uint8_t *iv) {
+/*
+ * The avx512 path: 32 blocks at a time (8 zmm), then yctr_rest. With `hash` (ctr_polyval), each group's 32
+ * output blocks are also hashed into acc (POLYVAL with `table`, 32 blocks per reduction) right after they
+ * are written, while they are in L1 and while the next group's AES rounds can run beside the carry-less
+ * multiplications; the whole blocks of the rest are hashed at the end.
+ */
+AVX512_INLINE void avx512_ctr_hash(const int rounds, const int kind, const uint8_t *rk, uint8_t *dst,
+                                   const uint8_t *src, size_t len, const uint8_t *iv, const int hash,
+                                   const uint8_t *table, uint8_t *acc, const int reversed) {
   zkeys ks;
   zkeys_load(&ks, rk, rounds, REREAD);
   const __m512i k0x = _mm512_xor_si512(zkey(&ks, 0), _mm512_broadcast_i32x4(xctr_xor(kind, iv)));
@@ -1221,20 +1228,30 @@ AVX512_INLINE void avx512_ctr(const int rounds, const int kind, const uint8_t *r
   const size_t n = len / 16;
   size_t i = 0;
   const unsigned last = kind == CTR_XCTR ? 0 : iv[15]; /* the first counter block's byte 15 (public) */
+  const __m512i order = _mm512_broadcast_i32x4(pv_order(reversed));
+  __m128i a = hash ? pv_load(acc) : _mm_setzero_si128();
   while (i + 4 * ZLANES <= n) {
     if (kind != CTR_XCTR) {
       for (; i + 4 * ZLANES <= n && ((last + i) & 0xff) <= 255 - (4 * ZLANES - 1); i += 4 * ZLANES) {
         zctr_group32_be(&ks, rounds, dst + 16 * i, src + 16 * i, S, k0x);
+        if (hash) a = pv_group_zmm(table, a, dst + 16 * i, 8, order);
         S = zctr_add(kind, S, 4 * ZLANES);
       }
       if (i + 4 * ZLANES > n) break;
     }
     zctr_group32(&ks, rounds, kind, dst + 16 * i, src + 16 * i, S, k0x);
+    if (hash) a = pv_group_zmm(table, a, dst + 16 * i, 8, order);
     S = zctr_add(kind, S, 4 * ZLANES), i += 4 * ZLANES;
   }
   ykeys yk;
   zkeys_low(&yk, &ks, rounds);
   yctr_rest(&yk, rounds, kind, dst, src, len, i, _mm512_castsi512_si256(S), _mm512_castsi512_si256(k0x));
+  if (hash) pv_store(acc, pv_update_zmm(table, a, dst + 16 * i, n - i, order));
+}
+
+AVX512_INLINE void avx512_ctr(const int rounds, const int kind, const uint8_t *rk, uint8_t *dst, const uint8_t *src,
+                              size_t len, const uint8_t *iv) {
+  avx512_ctr_hash(rounds, kind, rk, dst, src, len, iv, 0, NULL, NULL, 0);
 }
 
 /* The CBC encryptions: serial per chain, the vaes path's. */
@@ -1345,6 +1362,34 @@ CTR_KINDS(avx512, AVX512_TARGET, 10, ZEROUPPER)
 CTR_KINDS(avx512, AVX512_TARGET, 12, ZEROUPPER)
 CTR_KINDS(avx512, AVX512_TARGET, 14, ZEROUPPER)
 
+/* ctr_polyval (avx512 only): xctr (HCTR2's), per key size. */
+#define CTR_POLYVAL_INSTANTIATE(NR, KIND)                                                                        \
+  static AVX512_TARGET void avx512_ctr_polyval_##NR##_##KIND(const uint8_t *k, uint8_t *d, const uint8_t *s,      \
+                                                             size_t len, const uint8_t *iv, const uint8_t *table, \
+                                                             uint8_t *acc, int reversed) {                        \
+    avx512_ctr_hash(NR, KIND, k, d, s, len, iv, 1, table, acc, reversed);                                       \
+    ZEROUPPER;                                                                                                  \
+  }
+CTR_POLYVAL_INSTANTIATE(10, CTR_XCTR)
+CTR_POLYVAL_INSTANTIATE(12, CTR_XCTR)
+CTR_POLYVAL_INSTANTIATE(14, CTR_XCTR)
+
+#define CTR_POLYVAL_KIND(NR, ...)                                           \
+  switch (counter) {                                                       \
+    case CTR_XCTR: avx512_ctr_polyval_##NR##_CTR_XCTR(__VA_ARGS__); break; \
+    default: break;                                                        \
+  }
+
+static void avx512_ctr_polyval(const uint8_t *rk, int rounds, uint8_t *dst, const uint8_t *src, size_t len,
+                               const uint8_t *iv, int counter, const uint8_t *table, uint8_t *acc, int reversed) {
+  switch (rounds) {
+    case 10: CTR_POLYVAL_KIND(10, rk, dst, src, len, iv, table, acc, reversed) break;
+    case 12: CTR_POLYVAL_KIND(12, rk, dst, src, len, iv, table, acc, reversed) break;
+    case 14: CTR_POLYVAL_KIND(14, rk, dst, src, len, iv, table, acc, reversed) break;
+    default: break;
+  }
+}
+
 /* The contract's entry points: one switch on the round count per call (other counts do nothing). */
 #define DISPATCH(NAME, ...)                \
   switch (rounds) {                        \
@@ -1370,7 +1415,7 @@ CTR_KINDS(avx512, AVX512_TARGET, 14, ZEROUPPER)
     default: break;                                                 \
   }
 
-#define ENTRY_POINTS(P, POLYVAL_UPDATE, HBSH)                                                                           \
+#define ENTRY_POINTS(P, POLYVAL_UPDATE, HBSH, CTR_POLYVAL)                                                                           \
   static void P##_encrypt_blocks(const uint8_t *rk, int rounds, uint8_t *dst, const uint8_t *src, size_t blocks) { \
     DISPATCH(P##_ecb_enc, rk, dst, src, blocks)                                                                   \
   }                                                                                                               \
@@ -1416,11 +1461,12 @@ CTR_KINDS(avx512, AVX512_TARGET, 14, ZEROUPPER)
       POLYVAL_UPDATE,                                                                                             \
       &HBSH,                                                                                                      \
       &x64_elephant_avx2,                                                                                         \
+      CTR_POLYVAL,                                                                                                \
   };
 
-ENTRY_POINTS(aesni, x64_polyval_update_clmul, x64_hbsh_avx2)
-ENTRY_POINTS(vaes, x64_polyval_update_vclmul, x64_hbsh_avx2)
-ENTRY_POINTS(avx512, x64_polyval_update_v512, x64_hbsh_avx512)
+ENTRY_POINTS(aesni, x64_polyval_update_clmul, x64_hbsh_avx2, NULL)
+ENTRY_POINTS(vaes, x64_polyval_update_vclmul, x64_hbsh_avx2, NULL)
+ENTRY_POINTS(avx512, x64_polyval_update_v512, x64_hbsh_avx512, avx512_ctr_polyval)
 
 const aes_native_path *const aes_native_paths[] = {&avx512_path, &vaes_path, &aesni_path, NULL};
 

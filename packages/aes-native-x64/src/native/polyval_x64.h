@@ -264,14 +264,17 @@ PV_ZMM __m128i pv_group_zmm(const uint8_t *table, __m128i a, const uint8_t *data
  * to the next (the first block's products, the fold and the reduction) is what bounds the ymm path's 16;
  * here it is paid half as often. Then 16 (4 zmm) and the vaes path's tail.
  */
-static __attribute__((target("avx512f,avx512vl,avx512bw,vpclmulqdq,avx2,pclmul,sse4.1"))) void
-x64_polyval_update_v512(const uint8_t *table, uint8_t *acc, const uint8_t *data, size_t blocks, int reversed) {
-  const __m512i order = _mm512_broadcast_i32x4(pv_order(reversed));
-  __m128i a = pv_load(acc);
+PV_ZMM __m128i pv_update_zmm(const uint8_t *table, __m128i a, const uint8_t *data, size_t blocks, __m512i order) {
   size_t i = 0;
   for (; i + 32 <= blocks; i += 32) a = pv_group_zmm(table, a, data + 16 * i, 8, order);
   if (blocks - i >= 16) a = pv_group_zmm(table, a, data + 16 * i, 4, order), i += 16;
-  pv_store(acc, pv_rest_ymm(table, a, data + 16 * i, blocks - i, _mm512_castsi512_si256(order)));
+  return pv_rest_ymm(table, a, data + 16 * i, blocks - i, _mm512_castsi512_si256(order));
+}
+
+static __attribute__((target("avx512f,avx512vl,avx512bw,vpclmulqdq,avx2,pclmul,sse4.1"))) void
+x64_polyval_update_v512(const uint8_t *table, uint8_t *acc, const uint8_t *data, size_t blocks, int reversed) {
+  const __m512i order = _mm512_broadcast_i32x4(pv_order(reversed));
+  pv_store(acc, pv_update_zmm(table, pv_load(acc), data, blocks, order));
   _mm256_zeroupper();
 }
 

@@ -71,6 +71,11 @@ static void aes_entries(const aes_native_path *p) {
     p->polyval_init(table, keys);
     p->polyval_update(table, ivs, src, 33, 0);
     p->polyval_update(table, ivs, src, 33, 1);
+    if (p->ctr_polyval != NULL) {
+      for (int rounds = 10; rounds <= 14; rounds += 2) {
+        p->ctr_polyval(rk, rounds, dst, src, 16 * 65 + 5, keys, AES_NATIVE_CTR_XCTR, table, ivs, 0);
+      }
+    }
   }
 }
 
