@@ -44,11 +44,16 @@ export function checkBlocks(prefix: string, dst: unknown, src: unknown, memo?: O
  * The rules for one data unit of a mode with ciphertext stealing (XTS, IEEE 1619 §5.3.2): any length of
  * at least one block, and otherwise as {@link checkBlocks}.
  */
-export function checkDataUnit(prefix: string, dst: unknown, src: unknown): asserts dst is Uint8Array {
+export function checkDataUnit(
+  prefix: string,
+  dst: unknown,
+  src: unknown,
+  memo?: OverlapMemo,
+): asserts dst is Uint8Array {
   checkBytes(prefix, 'dst', dst);
   checkBytes(prefix, 'src', src);
   if (src.length < 16) throw new RangeError(`${prefix}: src is shorter than one 16-byte block (${src.length} bytes)`);
-  checkWrite(prefix, dst, src);
+  checkWrite(prefix, dst, src, memo);
 }
 
 /**
@@ -65,9 +70,18 @@ export function checkStream(prefix: string, dst: unknown, src: unknown): asserts
  * A side input of any length that must not overlap the `written` bytes of `dst` (a nonce, AAD, an
  * HCTR2 tweak).
  */
-export function checkSide(prefix: string, name: string, value: unknown, dst: Uint8Array, written: number): void {
+export function checkSide(
+  prefix: string,
+  name: string,
+  value: unknown,
+  dst: Uint8Array,
+  written: number,
+  memo?: OverlapMemo,
+): void {
   checkBytes(prefix, name, value);
-  if (overlaps(dst, written, value, value.length)) throw new RangeError(`${prefix}: ${name} overlaps dst`);
+  const hit =
+    memo === undefined ? overlaps(dst, written, value, value.length) : memo.overlaps(dst, written, value, value.length);
+  if (hit) throw new RangeError(`${prefix}: ${name} overlaps dst`);
 }
 
 function checkWrite(prefix: string, dst: Uint8Array, src: Uint8Array, memo?: OverlapMemo): void {

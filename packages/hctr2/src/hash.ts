@@ -45,6 +45,13 @@ export class Hctr2Hash {
    * (bytes 16..31, the others): the start of every hash with a 32-byte tweak.
    */
   readonly #prefix = new Uint8Array(32);
+  /**
+   * {@link start}'s last result for a tweak length other than 32 bytes (`#lastKey` = 2·len + partial, −1
+   * for none): a caller that keeps one tweak length (a file system's 16-byte nonces, say) skips the POLYVAL
+   * call of the length block. Like the prefixes, a function of the key alone; wiped on dispose.
+   */
+  readonly #last = new Uint8Array(16);
+  #lastKey = -1;
   readonly #stage = new Uint8Array(16 * STAGE_BLOCKS);
   /** `#views[m]` is the first m blocks of the staging buffer, made once. */
   readonly #views: Uint8Array[] = [];
@@ -102,10 +109,17 @@ export class Hctr2Hash {
       for (let i = 0; i < 16; i++) acc[i] = this.#prefix[16 * partial + i];
       return;
     }
+    const last = this.#last;
+    if (this.#lastKey === 2 * len + partial) {
+      for (let i = 0; i < 16; i++) acc[i] = last[i];
+      return;
+    }
     acc.fill(0);
     lengthBlock(this.#stage, 0, len, partial);
     if (this.#used < 16) this.#used = 16;
     this.#poly.update(acc, this.#views[1], false);
+    for (let i = 0; i < 16; i++) last[i] = acc[i];
+    this.#lastKey = 2 * len + partial;
   }
 
   /**
@@ -163,6 +177,8 @@ export class Hctr2Hash {
   dispose(): void {
     this.#poly.dispose();
     this.#prefix.fill(0);
+    this.#last.fill(0);
+    this.#lastKey = -1;
     this.#stage.fill(0);
   }
 }

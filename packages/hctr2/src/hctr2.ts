@@ -25,7 +25,7 @@
  * `loadPolyval`, as the fast path requires.
  */
 import { defineMode } from '@x/aes-kernels';
-import { checkBlocks, checkDataUnit, checkSectors, checkSide } from '@x/aes-kernels/checks';
+import { checkBlocks, checkDataUnit, checkSectors, checkSide, OverlapMemo } from '@x/aes-kernels/checks';
 import { type AesKernel, type AesKeyedKernel, loadKey, type PolyvalKernel, ViewCache } from '@x/aes-kernels/hazmat';
 import { expandKey } from '@x/aes-keyschedule';
 import { CtrScratch, ctrXor } from '@x/ctr/hazmat';
@@ -89,6 +89,8 @@ class Hctr2Cipher implements Hctr2 {
   readonly #views = new ViewCache();
   /** The kernel's own POLYVAL key of hbar when `#k` has the `hctr2` fast path (the hash's; it owns it). */
   readonly #fast: PolyvalKernel | undefined;
+  /** The overlap checks' memo of the last call's arrays (`@x/aes-kernel-contract`'s OverlapMemo). */
+  readonly #memo = new OverlapMemo();
 
   constructor(kernel: AesKernel, key: Uint8Array, loadPolyval: PolyvalLoader) {
     const k = loadKey(kernel, expandKey(key));
@@ -122,24 +124,24 @@ class Hctr2Cipher implements Hctr2 {
 
   encrypt(dst: Uint8Array, src: Uint8Array, tweak: Uint8Array): void {
     const k = this.#live();
-    checkDataUnit(PREFIX, dst, src);
-    checkSide(PREFIX, 'tweak', tweak, dst, src.length);
+    checkDataUnit(PREFIX, dst, src, this.#memo);
+    checkSide(PREFIX, 'tweak', tweak, dst, src.length, this.#memo);
     if (this.#fast) this.#native(k, dst, src, src.length, tweak, tweak.length, false);
     else this.#run(k, dst, src, src.length, 1, tweak, tweak.length, false);
   }
 
   decrypt(dst: Uint8Array, src: Uint8Array, tweak: Uint8Array): void {
     const k = this.#live();
-    checkDataUnit(PREFIX, dst, src);
-    checkSide(PREFIX, 'tweak', tweak, dst, src.length);
+    checkDataUnit(PREFIX, dst, src, this.#memo);
+    checkSide(PREFIX, 'tweak', tweak, dst, src.length, this.#memo);
     if (this.#fast) this.#native(k, dst, src, src.length, tweak, tweak.length, true);
     else this.#run(k, dst, src, src.length, 1, tweak, tweak.length, true);
   }
 
   encryptSectors(dst: Uint8Array, src: Uint8Array, sectorSize: number, tweaks: Uint8Array): void {
     const k = this.#live();
-    checkBlocks(PREFIX, dst, src);
-    checkSectors(PREFIX, dst, src, sectorSize, tweaks, 'tweaks', SECTOR_TWEAK_BYTES);
+    checkBlocks(PREFIX, dst, src, this.#memo);
+    checkSectors(PREFIX, dst, src, sectorSize, tweaks, 'tweaks', SECTOR_TWEAK_BYTES, this.#memo);
     const count = src.length / sectorSize;
     if (count === 0) return;
     if (this.#fast) this.#native(k, dst, src, sectorSize, tweaks, SECTOR_TWEAK_BYTES, false);
@@ -148,8 +150,8 @@ class Hctr2Cipher implements Hctr2 {
 
   decryptSectors(dst: Uint8Array, src: Uint8Array, sectorSize: number, tweaks: Uint8Array): void {
     const k = this.#live();
-    checkBlocks(PREFIX, dst, src);
-    checkSectors(PREFIX, dst, src, sectorSize, tweaks, 'tweaks', SECTOR_TWEAK_BYTES);
+    checkBlocks(PREFIX, dst, src, this.#memo);
+    checkSectors(PREFIX, dst, src, sectorSize, tweaks, 'tweaks', SECTOR_TWEAK_BYTES, this.#memo);
     const count = src.length / sectorSize;
     if (count === 0) return;
     if (this.#fast) this.#native(k, dst, src, sectorSize, tweaks, SECTOR_TWEAK_BYTES, true);
@@ -269,6 +271,7 @@ class Hctr2Cipher implements Hctr2 {
     this.#store.fill(0);
     this.#ctr.wipe();
     this.#views.clear();
+    this.#memo.clear();
   }
 }
 

@@ -1234,19 +1234,19 @@ AVX512_INLINE void avx512_ctr_hash(const int rounds, const int kind, const uint8
     if (kind != CTR_XCTR) {
       for (; i + 4 * ZLANES <= n && ((last + i) & 0xff) <= 255 - (4 * ZLANES - 1); i += 4 * ZLANES) {
         zctr_group32_be(&ks, rounds, dst + 16 * i, src + 16 * i, S, k0x);
-        if (hash) a = pv_group_zmm(table, a, dst + 16 * i, 8, order);
+        if (hash) a = pv_group_zmm(table, a, dst + 16 * i, 8, reversed, order);
         S = zctr_add(kind, S, 4 * ZLANES);
       }
       if (i + 4 * ZLANES > n) break;
     }
     zctr_group32(&ks, rounds, kind, dst + 16 * i, src + 16 * i, S, k0x);
-    if (hash) a = pv_group_zmm(table, a, dst + 16 * i, 8, order);
+    if (hash) a = pv_group_zmm(table, a, dst + 16 * i, 8, reversed, order);
     S = zctr_add(kind, S, 4 * ZLANES), i += 4 * ZLANES;
   }
   ykeys yk;
   zkeys_low(&yk, &ks, rounds);
   yctr_rest(&yk, rounds, kind, dst, src, len, i, _mm512_castsi512_si256(S), _mm512_castsi512_si256(k0x));
-  if (hash) pv_store(acc, pv_update_zmm(table, a, dst + 16 * i, n - i, order));
+  if (hash) pv_store(acc, pv_update_zmm(table, a, dst + 16 * i, n - i, reversed, order));
 }
 
 AVX512_INLINE void avx512_ctr(const int rounds, const int kind, const uint8_t *rk, uint8_t *dst, const uint8_t *src,
@@ -1367,7 +1367,10 @@ CTR_KINDS(avx512, AVX512_TARGET, 14, ZEROUPPER)
   static AVX512_TARGET void avx512_ctr_polyval_##NR##_##KIND(const uint8_t *k, uint8_t *d, const uint8_t *s,      \
                                                              size_t len, const uint8_t *iv, const uint8_t *table, \
                                                              uint8_t *acc, int reversed) {                        \
-    avx512_ctr_hash(NR, KIND, k, d, s, len, iv, 1, table, acc, reversed);                                       \
+    if (reversed)                                                                                               \
+      avx512_ctr_hash(NR, KIND, k, d, s, len, iv, 1, table, acc, 1);                                            \
+    else                                                                                                        \
+      avx512_ctr_hash(NR, KIND, k, d, s, len, iv, 1, table, acc, 0);                                            \
     ZEROUPPER;                                                                                                  \
   }
 CTR_POLYVAL_INSTANTIATE(10, CTR_XCTR)
