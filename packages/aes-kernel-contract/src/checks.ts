@@ -60,10 +60,10 @@ export function checkDataUnit(
  * The rules for a stream call (CTR) writing `src.length` bytes to `dst`: any length, and otherwise as
  * {@link checkBlocks}.
  */
-export function checkStream(prefix: string, dst: unknown, src: unknown): asserts dst is Uint8Array {
+export function checkStream(prefix: string, dst: unknown, src: unknown, memo?: OverlapMemo): asserts dst is Uint8Array {
   checkBytes(prefix, 'dst', dst);
   checkBytes(prefix, 'src', src);
-  checkWrite(prefix, dst, src);
+  checkWrite(prefix, dst, src, memo);
 }
 
 /**

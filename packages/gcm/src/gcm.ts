@@ -18,7 +18,7 @@ import {
   ciphertextLength,
   defineMode,
 } from '@x/aes-kernels';
-import { checkBytes, checkSide, checkStream, overlaps } from '@x/aes-kernels/checks';
+import { checkBytes, checkSide, checkStream, OverlapMemo, overlaps } from '@x/aes-kernels/checks';
 import { type AesKernel, type AesKeyedKernel, loadKey, polyvalOn, ViewCache } from '@x/aes-kernels/hazmat';
 import { expandKey } from '@x/aes-keyschedule';
 import { CtrScratch, ctrXor } from '@x/ctr/hazmat';
@@ -90,6 +90,12 @@ class GcmCipher implements Gcm {
   #k: AesKeyedKernel | undefined;
   readonly #ghash: Ghash;
   readonly #ctr: CtrScratch;
+  /**
+   * The overlap checks' memos (`@x/aes-kernel-contract`'s OverlapMemo: an array's buffer and offset read
+   * once per new array, not at every call): dst against plaintext and nonce, and dst against the AAD.
+   */
+  readonly #memo = new OverlapMemo();
+  readonly #aadMemo = new OverlapMemo();
   /** J0, then E_K(J0) (the tag mask), then the counter block of the first keystream block, inc32(J0). */
   readonly #j0 = new Uint8Array(16);
   readonly #mask = new Uint8Array(16);
@@ -146,7 +152,7 @@ class GcmCipher implements Gcm {
       throw new RangeError(`${PREFIX}: plaintext is longer than 2^36 − 32 bytes (SP 800-38D §5.2.1.1)`);
     }
     checkSealDst(PREFIX, dst, n, this.#tagLength);
-    checkStream(PREFIX, dst, plaintext);
+    checkStream(PREFIX, dst, plaintext, this.#memo);
     this.#checkSides(dst, nonce, aad);
 
     this.#j0Of(nonce);
@@ -212,9 +218,9 @@ class GcmCipher implements Gcm {
 
   /** The nonce (≥ 1 byte) and the AAD: Uint8Arrays that do not overlap the bytes written to `dst`. */
   #checkSides(dst: Uint8Array, nonce: Uint8Array, aad: Uint8Array): void {
-    checkSide(PREFIX, 'nonce', nonce, dst, dst.length);
+    checkSide(PREFIX, 'nonce', nonce, dst, dst.length, this.#memo);
     if (nonce.length === 0) throw new RangeError(`${PREFIX}: nonce must be at least 1 byte`);
-    checkSide(PREFIX, 'aad', aad, dst, dst.length);
+    checkSide(PREFIX, 'aad', aad, dst, dst.length, this.#aadMemo);
   }
 
   /**
@@ -304,6 +310,8 @@ class GcmCipher implements Gcm {
     this.#ctr.wipe();
     this.#end();
     this.#views.clear();
+    this.#memo.clear();
+    this.#aadMemo.clear();
   }
 }
 
