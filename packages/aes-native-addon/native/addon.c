@@ -552,8 +552,7 @@ static napi_value hbsh_construct(napi_env env, napi_callback_info info) {
   s->tag = HBSH_TAG;
   s->rounds = rounds;
   s->hpolyc = hpolyc;
-  s->ops = portable ? &hbsh_portable : hbsh_ops(p);
-  s->poly = s->ops->poly_blocks != NULL && s->ops->poly_available() ? s->ops->poly_blocks : NULL;
+  hbsh_use(s, portable ? &hbsh_portable : hbsh_ops(p));
   hbsh_derive(s, key, ke);
   s->live = 1;
   if (napi_wrap(env, self, s, hbsh_finalize, NULL, NULL) != napi_ok) {

@@ -104,4 +104,15 @@ EL_INLINE void el_b_encrypt(EL_VEC *t, size_t n) {
   }
 }
 
+/* Both diffusers on rows, in the order of the direction: encryption A then B, decryption B⁻¹ then A⁻¹. */
+EL_INLINE void el_diffuse_rows(EL_VEC *t, size_t n, int decrypt) {
+  if (decrypt) {
+    el_b_decrypt(t, n);
+    el_a_decrypt(t, n);
+  } else {
+    el_a_encrypt(t, n);
+    el_b_encrypt(t, n);
+  }
+}
+
 #endif

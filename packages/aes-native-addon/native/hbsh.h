@@ -157,21 +157,20 @@ static void hbsh_poly_key_init(hbsh_poly_key *k, const uint8_t r[16]) {
   k->p[2] = k->r1 >> 24;
   k->ps1 = p[1] * 20;
   k->ps2 = p[2] * 20;
-  /* r^2, from the schoolbook product's columns, 2^132 folded as 20. */
-  hbsh_carry44((hbsh_u128)p[0] * p[0] + (hbsh_u128)p[1] * k->ps2 * 2,
-               (hbsh_u128)p[0] * p[1] * 2 + (hbsh_u128)p[2] * k->ps2,
-               (hbsh_u128)p[0] * p[2] * 2 + (hbsh_u128)p[1] * p[1], k->q);
-  k->qs1 = k->q[1] * 20;
-  k->qs2 = k->q[2] * 20;
-  /* r^1 .. r^8: r^(j+1) = r^j · r, the same columns for a general product. */
+  /*
+   * r^1 .. r^8 (r^2 the pair loop's q): r^(j+1) = r^j · r from the schoolbook product's columns, the terms
+   * at 2^132 and up folded as 20.
+   */
   memcpy(k->pw[0], k->p, sizeof k->pw[0]);
-  memcpy(k->pw[1], k->q, sizeof k->pw[1]);
-  for (int j = 2; j < 8; j++) {
+  for (int j = 1; j < 8; j++) {
     const uint64_t *a = k->pw[j - 1];
     hbsh_carry44((hbsh_u128)a[0] * p[0] + (hbsh_u128)a[1] * k->ps2 + (hbsh_u128)a[2] * k->ps1,
                  (hbsh_u128)a[0] * p[1] + (hbsh_u128)a[1] * p[0] + (hbsh_u128)a[2] * k->ps2,
                  (hbsh_u128)a[0] * p[2] + (hbsh_u128)a[1] * p[1] + (hbsh_u128)a[2] * p[0], k->pw[j]);
   }
+  memcpy(k->q, k->pw[1], sizeof k->q);
+  k->qs1 = k->q[1] * 20;
+  k->qs2 = k->q[2] * 20;
 }
 
 /*
@@ -286,6 +285,12 @@ typedef struct {
   hbsh_poly_key kt, km;    /* Adiantum K_T and K_M; HPolyC K_H in kt */
   uint32_t nh_key[HBSH_NH_KEY_WORDS] __attribute__((aligned(32)));
 } hbsh_t;
+
+/* s's primitives: `ops`, and ops' Poly1305 where this CPU runs it (decided once, when the key is made). */
+static void hbsh_use(hbsh_t *s, const aes_native_hbsh *ops) {
+  s->ops = ops;
+  s->poly = ops->poly_blocks != NULL && ops->poly_available() ? ops->poly_blocks : NULL;
+}
 
 static const uint32_t hbsh_sigma[4] = {0x61707865, 0x3320646e, 0x79622d32, 0x6b206574};
 

@@ -53,13 +53,7 @@ static void el_diffuse8_neon(uint8_t *data, size_t n, const uint8_t *keys, int d
     uint8_t *d = data + half * 16 * n; /* four sectors of 4n bytes */
     const uint8_t *k = keys + half * 128;
     el_neon_to_rows(t, d, n, k, !decrypt);
-    if (decrypt) {
-      el_b_decrypt(t, n);
-      el_a_decrypt(t, n);
-    } else {
-      el_a_encrypt(t, n);
-      el_b_encrypt(t, n);
-    }
+    el_diffuse_rows(t, n, decrypt);
     el_neon_from_rows(d, t, n, k, decrypt);
   }
 }

@@ -54,13 +54,7 @@ HBSH_AVX2 static void el_diffuse8_avx2(uint8_t *data, size_t n, const uint8_t *k
                                        uint32_t *scratch) {
   __m256i *t = (__m256i *)(void *)scratch;
   el_to_rows(t, data, n, keys, !decrypt);
-  if (decrypt) {
-    el_b_decrypt(t, n);
-    el_a_decrypt(t, n);
-  } else {
-    el_a_encrypt(t, n);
-    el_b_encrypt(t, n);
-  }
+  el_diffuse_rows(t, n, decrypt);
   el_from_rows(data, t, n, keys, decrypt);
   _mm256_zeroupper();
 }

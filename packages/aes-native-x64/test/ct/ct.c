@@ -87,8 +87,7 @@ static void hbsh_entries(const aes_native_path *p, const aes_native_hbsh *ops) {
     memset(&s, 0, sizeof s);
     s.rounds = 12;
     s.hpolyc = hpolyc;
-    s.ops = ops;
-    s.poly = ops->poly_blocks != NULL && ops->poly_available() ? ops->poly_blocks : NULL;
+    hbsh_use(&s, ops);
     hbsh_derive(&s, keys, ke);
     /* one 4 KiB sector, three sectors, and a 100-byte message with a 13-byte tweak (partial blocks) */
     hbsh_crypt(&s, p, rk, dk, dst, src, 1, 4096, ivs, 32, 0);
