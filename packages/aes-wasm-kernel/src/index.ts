@@ -14,6 +14,7 @@
 import { kernel } from './kernel.js';
 
 export { kernel } from './kernel.js';
+export type { WasmElephant } from './elephant.js';
 export type { WasmKeyedKernel, WasmPolyvalKernel } from './kernel.js';
 export { init } from './module.js';
 

@@ -26,6 +26,7 @@ import {
   POLY_TABLE_BYTES,
   WIDTH,
 } from './layout.js';
+import { elephantDiffusers, type WasmElephant } from './elephant.js';
 import { getInstance, type PolyvalFunctions, polyvalFunctions, roundFunctions, type RoundFunctions } from './module.js';
 
 const PREFIX = '@x/aes-wasm-kernel';
@@ -486,5 +487,14 @@ export const kernel = Object.freeze({
       throw new Error(`${PREFIX}: WebAssembly SIMD128 is not available here (or await init() first on a main thread)`);
     }
     return new WasmPolyvalKernel(sharedOf(inst), h);
+  },
+  /**
+   * BitLocker's Elephant diffusers (for `@x/dm-crypt`'s `aes-cbc-elephant`) on SIMD128, four sectors side
+   * by side, in the shape of the native kernels' `loadElephant()`: core `'simd128'`, keyless (one shared
+   * object, nothing to dispose). Undefined where the module cannot run. The argument (the native kernels'
+   * `portable`) is ignored: this kernel has one core.
+   */
+  loadElephant(_portable?: boolean): WasmElephant | undefined {
+    return elephantDiffusers();
   },
 }) satisfies AesKernel;

@@ -3,6 +3,7 @@
  * cached: synchronously on first use where the runtime allows it (Node, Deno, Bun, workers), or ahead of
  * time by {@link init} (browser main threads, where large synchronous compiles are refused).
  */
+import { initElephant } from './elephant.js';
 import { decompress } from './lz.js';
 import { MODULE_ENDS, MODULES_BASE64 } from './wasm.generated.js';
 
@@ -108,9 +109,10 @@ export function getInstance(): WebAssembly.Instance | undefined {
 const builds = (): boolean[] => (relaxedSupported() ? [true, false] : [false]);
 
 /**
- * Compiles and instantiates the module asynchronously, for browser main threads. Resolves when the
- * kernel is ready; resolves too (leaving the kernel unavailable) when WebAssembly or SIMD128 is missing
- * or blocked, so that callers fall back to another kernel.
+ * Compiles and instantiates the module asynchronously, for browser main threads, and the Elephant
+ * diffuser module (`kernel.loadElephant()`) beside it. Resolves when the kernel is ready; resolves too
+ * (leaving the kernel unavailable) when WebAssembly or SIMD128 is missing or blocked, so that callers
+ * fall back to another kernel.
  *
  * @example
  * ```ts
@@ -120,6 +122,11 @@ const builds = (): boolean[] => (relaxedSupported() ? [true, false] : [false]);
  * ```
  */
 export async function init(): Promise<void> {
+  await Promise.all([initAes(), initElephant()]);
+}
+
+/** {@link init} for the AES module. */
+async function initAes(): Promise<void> {
   if (instance) return;
   if (!simdSupported()) return;
   for (const relaxed of builds()) {
