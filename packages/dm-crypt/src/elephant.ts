@@ -20,10 +20,11 @@
 // Speed: the sector keys of every sector of a call come from one ECB call (two blocks per sector) into
 // scratch owned by this object. With a native AES kernel whose binary has them, the diffusers run there
 // (@x/aes-native-addon's elephant.h: eight sectors side by side on AVX2, one per 32-bit lane), one native
-// call for all the call's sectors. Elsewhere they run here, on an Int32Array view of the caller's buffer
-// when the host is little-endian and the buffer 4-byte aligned (the view is kept while the memory stays
-// the same, so a stream of calls on one I/O buffer allocates nothing), else on a one-sector word scratch,
-// loaded and stored byte by byte in little-endian order.
+// call for all the call's sectors; with the `wasm-simd128` kernel, in its WebAssembly module (core
+// 'simd128': four sectors side by side, one per i32x4 lane), the same way. Elsewhere they run here, on an
+// Int32Array view of the caller's buffer when the host is little-endian and the buffer 4-byte aligned (the
+// view is kept while the memory stays the same, so a stream of calls on one I/O buffer allocates nothing),
+// else on a one-sector word scratch, loaded and stored byte by byte in little-endian order.
 import { registry } from '@x/aes-kernels/hazmat';
 import { newCipher, type Cipher } from '@x/cbc';
 
@@ -49,7 +50,10 @@ const RB = [0, 10, 0, 25];
  * ```
  */
 export interface Elephant {
-  /** Where the diffusers run: `'avx2'` or `'c'` (native, in the AES kernel's addon), or `'js'` (here). */
+  /**
+   * Where the diffusers run: `'avx2'` or `'c'` (native, in the AES kernel's addon), `'simd128'` (the
+   * `wasm-simd128` kernel's module), or `'js'` (here).
+   */
   readonly core: ElephantCore;
   /**
    * Makes the sector keys of `count` sectors from `sector` on (counted as `byteShift` says: sector
@@ -71,27 +75,34 @@ export interface Elephant {
 
 const PREFIX = '@x/dm-crypt';
 
-/** Where the diffusers run: native SIMD (`'avx2'`), native portable C (`'c'`), or this file (`'js'`). */
-export type ElephantCore = 'avx2' | 'c' | 'js';
+/**
+ * Where the diffusers run: native SIMD (`'avx2'`), native portable C (`'c'`), WebAssembly SIMD128
+ * (`'simd128'`, with the `wasm-simd128` kernel), or this file (`'js'`).
+ */
+export type ElephantCore = 'avx2' | 'c' | 'simd128' | 'js';
 
-/** What a native kernel's `loadElephant` gives (`NativeElephant` of @x/aes-native-addon/types). */
+/**
+ * What a kernel's `loadElephant` gives (`NativeElephant` of @x/aes-native-addon/types, `WasmElephant` of
+ * @x/aes-wasm-kernel).
+ */
 interface NativeElephant {
   readonly core: string;
   decrypt(data: Uint8Array, sectorSize: number, keys: Uint8Array): void;
   encrypt(data: Uint8Array, sectorSize: number, keys: Uint8Array): void;
 }
 
-/** The native diffusers of `kernel` (a name the registry knows), or undefined where it has none. */
+/** The native or WebAssembly diffusers of `kernel` (a name the registry knows), or undefined if it has none. */
 function nativeOf(kernel: string, portable: boolean): NativeElephant | undefined {
   const load = (registry.chooseKernel(PREFIX, kernel) as { loadElephant?: unknown }).loadElephant;
-  return typeof load === 'function' ? (load as (portable: boolean) => NativeElephant)(portable) : undefined;
+  return typeof load === 'function' ? (load as (portable: boolean) => NativeElephant | undefined)(portable) : undefined;
 }
 
 /**
  * The Elephant layer for `elephantKey` (16 or 32 bytes), `sectorSize`-byte sectors, and the shift that
  * turns a sector number into e's byte offset. By default the diffusers run natively where the chosen AES
- * kernel has them; `core` forces where (for the tests: `'c'` the native portable C, `'js'` this file; a core
- * that cannot run here throws a RangeError). `wordViews: false` forces the byte-by-byte path of `'js'` (the
+ * kernel has them (the native kernels, `wasm-simd128`); `core` forces where (for the tests: `'c'` the native
+ * portable C, `'simd128'` with the `wasm-simd128` kernel, `'js'` this file; a core that cannot run here
+ * throws a RangeError). `wordViews: false` forces the byte-by-byte path of `'js'` (the
  * one a big-endian host takes).
  *
  * @example

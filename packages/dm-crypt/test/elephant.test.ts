@@ -42,10 +42,12 @@ const BITLK_PLAINTEXT_SHA256 = '9213805231509fcfe000e71dab8b13478e678ad1c06a7b59
 
 /**
  * Whether the diffusers `core` run with `kernel`: 'yes'; 'no' (a native kernel on a CPU without AVX2, for
- * 'avx2'); or 'other kernel' (the native cores with a kernel that has none).
+ * 'avx2'); or 'other kernel' (the native cores with a kernel that has none, 'simd128' with another kernel
+ * than `wasm-simd128`).
  */
 function runsHere(kernel: string, core: ElephantCore): 'yes' | 'no' | 'other kernel' {
   if (core === 'js') return 'yes';
+  if (core === 'simd128') return kernel === 'wasm-simd128' ? 'yes' : 'other kernel';
   if (!kernel.startsWith('native-')) return 'other kernel';
   const cores = (['avx2', 'c'] as const).filter((c) => {
     try {
@@ -184,9 +186,10 @@ for (const kernel of testedKernels(kernels())) {
     });
 
     // Where the diffusers run: natively ('avx2' where this CPU has it, 'c' the addon's portable C) with a
-    // native kernel, else here ('js'); every one this kernel can run, against the reference, with sector
-    // counts around the native groups of eight.
-    for (const core of ['avx2', 'c', 'js'] as const satisfies readonly ElephantCore[]) {
+    // native kernel, in WebAssembly ('simd128') with the wasm-simd128 kernel, else here ('js'); every one
+    // this kernel can run, against the reference, with sector counts around the native groups of eight
+    // and the WebAssembly groups of four.
+    for (const core of ['avx2', 'c', 'simd128', 'js'] as const satisfies readonly ElephantCore[]) {
       const runs = runsHere(kernel, core);
       if (runs === 'other kernel') continue;
       it(`the ${core} diffusers equal the reference (1 to 20 sectors of 512 to 4096 bytes, any placement)${runs === 'no' ? ': skipped, this CPU has no AVX2' : ''}`, ({
@@ -313,3 +316,67 @@ for (const kernel of testedKernels(kernels())) {
     });
   });
 }
+
+// The WebAssembly SIMD128 diffusers (four sectors side by side) against this package's JavaScript ones, on
+// the same sector keys: every sector size, 1 to 9 sectors (every remainder of the groups of four, and
+// more than two groups), both directions, out of place and in place; nothing outside the call's sectors
+// in dst, and nothing of src, is written.
+describe.skipIf(!testedKernels(kernels()).includes('wasm-simd128'))('the simd128 Elephant core', () => {
+  it('is the default with the wasm-simd128 kernel', () => {
+    const el = newElephant(new Uint8Array(16), 512, 9, { kernel: 'wasm-simd128' });
+    expect(el.core).toBe('simd128');
+    el.dispose();
+    expect(() => newElephant(new Uint8Array(16), 512, 9, { kernel: 'portable', core: 'simd128' })).toThrow(
+      /the Elephant core "simd128" does not run with kernel portable/,
+    );
+  });
+
+  it('equals the js core (random data, every sector size, 1 to 9 sectors, both directions, any placement)', () => {
+    const arb = fc.record({
+      keyLength: fc.constantFrom(16, 32),
+      sectorSize: fc.constantFrom(512, 1024, 2048, 4096),
+      first: fc.nat(2 ** 40),
+      count: fc.integer({ min: 1, max: 9 }),
+      offset: fc.nat(7),
+      inPlace: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(arb, ({ keyLength, sectorSize, first, count, offset, inPlace }) => {
+        const key = new Uint8Array(randomBytes(keyLength));
+        const bytes = count * sectorSize;
+        const data = new Uint8Array(randomBytes(bytes));
+        const out = (['simd128', 'js'] as const).map((core) => {
+          const el = newElephant(key, sectorSize, 12, { kernel: 'wasm-simd128', core });
+          expect(el.core).toBe(core);
+          // dst inside a larger buffer of known bytes, longer than the call's sectors
+          const backing = new Uint8Array(randomBytes(bytes + 2 * sectorSize + 16));
+          const before = backing.slice();
+          const dst = backing.subarray(offset, offset + bytes + sectorSize);
+          const src = inPlace ? dst.subarray(0, bytes) : data.slice();
+          if (inPlace) src.set(data);
+          el.sectorKeys(first, count);
+          const enc = el.encrypt(dst, src, count).slice();
+          if (!inPlace) expect(same(src, data)).toBe(true);
+          const outside = () =>
+            same(backing.subarray(0, offset), before.subarray(0, offset)) &&
+            same(backing.subarray(offset + bytes), before.subarray(offset + bytes));
+          expect(outside()).toBe(true);
+          // decryption in place, of the encryption and of bytes never encrypted
+          el.sectorKeys(first, count);
+          el.decrypt(dst, count);
+          expect(same(dst.subarray(0, bytes), data)).toBe(true);
+          dst.set(enc.map((b) => b ^ 0x5a));
+          el.sectorKeys(first, count);
+          el.decrypt(dst, count);
+          const dec = dst.slice(0, bytes);
+          expect(outside()).toBe(true);
+          el.dispose();
+          return [enc, dec];
+        });
+        expect(same(out[0][0], out[1][0])).toBe(true);
+        expect(same(out[0][1], out[1][1])).toBe(true);
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
