@@ -151,6 +151,24 @@ export interface AesFastPaths {
     l: Uint8Array,
     decrypt: boolean,
   ): void;
+  /**
+   * AES-GCM encryption of one message (NIST SP 800-38D §7.1 steps 3–6) from its pre-counter block J0, in
+   * one call: C = GCTR_K(inc32(J0), src) into `dst[0, n)` (n = `src.length`, any length; inc32 wraps the
+   * last four bytes modulo 2^32), S = GHASH_H(A ‖ 0^v ‖ C ‖ 0^u ‖ [len(A)]_64 ‖ [len(C)]_64) with A = `aad`,
+   * and the tag MSB_t(E_K(J0) ⊕ S) into `dst[n, n + tagLength)`. `hash` is what this same kernel's
+   * `loadPolyval` returned for GHASH's key (RFC 8452 Appendix A: mulX_POLYVAL(ByteReverse(H)), blocks
+   * byte-reversed), so a kernel with this path has `loadPolyval`. `j0` is 16 bytes, `tagLength` 1 to 16,
+   * `dst` at least n + tagLength bytes; `src` may be the first n bytes of `dst` (in place); `aad` and `j0`
+   * do not overlap `dst`. The mode (`@x/gcm`) does the same with `encryptBlocks`, `ctr` and the hash.
+   */
+  gcmSeal?(
+    dst: Uint8Array,
+    src: Uint8Array,
+    j0: Uint8Array,
+    aad: Uint8Array,
+    hash: PolyvalKernel,
+    tagLength: number,
+  ): void;
 }
 
 /** A kernel bound to one key: the block primitives, and whichever fast paths the kernel has. */
@@ -165,6 +183,7 @@ export const FAST_PATHS = [
   'xtsDecrypt',
   'ctr',
   'hctr2',
+  'gcmSeal',
 ] as const;
 
 /** One of {@link FAST_PATHS}. */

@@ -13,6 +13,7 @@ describe('FAST_PATHS', () => {
       xtsDecrypt: true,
       ctr: true,
       hctr2: true,
+      gcmSeal: true,
     };
     const names: readonly FastPath[] = FAST_PATHS;
     expect([...names].sort()).toEqual(Object.keys(all).sort());

@@ -15,8 +15,9 @@
  *   KeyedCtr(…)                    the same class with one more method, ctr(dst, src, iv, counter), for the
  *                                  paths that have a `ctr` entry (so that the others have no `ctr` at all)
  *   KeyedHctr2(…)                  KeyedCtr with hctr2(dst, src, unitSize, tweaks, tweakBytes, hash, start, l,
- *                                  decrypt) too (HCTR2 of many messages in one call, over the path's ctr
- *                                  and POLYVAL entries), for the paths that have both
+ *                                  decrypt) and gcmSeal(dst, src, j0, aad, hash, tagLength) too (HCTR2 of
+ *                                  many messages, and a GCM seal, each in one call over the path's ctr and
+ *                                  POLYVAL entries), for the paths that have both
  *   Polyval(h, path)               a class; each instance holds the POLYVAL key table of the hash key `h`
  *                                  (16 bytes) for the path at index `path` (one with polyval entries):
  *                                  update(acc, data, reversed) and dispose, each one native call
@@ -298,6 +299,86 @@ static const polyval_t *get_polyval(napi_env env, napi_value v) {
     return NULL;
   }
   return h;
+}
+
+/* GHASH (SP 800-38D §6.4) on a POLYVAL table of GHASH's key: `n` bytes of data, zero-padded to whole blocks. */
+static void ghash_padded(const aes_native_path *hp, const uint8_t *table, uint8_t *acc, const uint8_t *data, size_t n,
+                         uint8_t *tmp) {
+  const size_t whole = n / 16, rem = n % 16;
+  if (whole != 0) hp->polyval_update(table, acc, data, whole, 1);
+  if (rem != 0) {
+    memset(tmp, 0, 16);
+    memcpy(tmp, data + 16 * whole, rem);
+    hp->polyval_update(table, acc, tmp, 1, 1);
+  }
+}
+
+/*
+ * gcmSeal(dst, src, j0, aad, hash, tagLength): AES-GCM encryption of one message (SP 800-38D §7.1 steps
+ * 3-6) from its pre-counter block J0, in one native call: C = GCTR_K(inc32(J0), src) into dst[0, n);
+ * S = GHASH_H(A ‖ 0^v ‖ C ‖ 0^u ‖ [len(A)]_64 ‖ [len(C)]_64); T = MSB_t(GCTR_K(J0, S)) into dst[n, n + t).
+ * `hash` is a Polyval instance of the POLYVAL key of H (RFC 8452 Appendix A: GHASH through `reversed`
+ * updates). Where the path has the ctr_polyval entry and `hash` is its own path's, the keystream and the
+ * hash of C are one pass; else ctr, then the hash's path's update: the same bytes. In place (src the first
+ * bytes of dst) works; aad does not overlap dst (the caller checks). Lengths decide what runs, never key or
+ * data; every stack temporary is wiped.
+ */
+static napi_value m_gcm_seal(napi_env env, napi_callback_info info) {
+  napi_value argv[6];
+  uint8_t *dst, *src, *j0, *aad;
+  size_t dlen, n, j0_len, a;
+  uint32_t t;
+  keyed_t *s = enter(env, info, 6, argv);
+  if (s == NULL || !get_bytes(env, argv[0], &dst, &dlen) || !get_bytes(env, argv[1], &src, &n) ||
+      !get_bytes(env, argv[2], &j0, &j0_len) || !get_bytes(env, argv[3], &aad, &a)) {
+    return NULL;
+  }
+  const polyval_t *hash = get_polyval(env, argv[4]);
+  if (hash == NULL) return NULL;
+  if (napi_get_value_uint32(env, argv[5], &t) != napi_ok || t < 1 || t > 16) {
+    return throw_error(env, 1, "tagLength must be 1 to 16");
+  }
+  if (dlen < n || dlen - n < t) return throw_error(env, 1, "dst must hold src and the tag");
+  if (j0_len < 16) return throw_error(env, 1, "j0 must be 16 bytes");
+  const aes_native_path *p = s->path, *hp = hash->path;
+  if (p->ctr == NULL) return throw_error(env, 0, "this path has no ctr");
+  const uint8_t *table = hash->table;
+  uint8_t acc[16] __attribute__((aligned(16))) = {0};
+  uint8_t mask[16] __attribute__((aligned(16)));
+  uint8_t iv[16] __attribute__((aligned(16)));
+  uint8_t tmp[32] __attribute__((aligned(16)));
+  ghash_padded(hp, table, acc, aad, a, tmp);
+  p->encrypt_blocks(s->ek, s->rounds, mask, j0, 1);
+  /* inc32(J0) (§6.2): the last four bytes a big-endian counter modulo 2^32. */
+  memcpy(iv, j0, 12);
+  const uint32_t c = ((uint32_t)j0[12] << 24 | (uint32_t)j0[13] << 16 | (uint32_t)j0[14] << 8 | j0[15]) + 1;
+  iv[12] = (uint8_t)(c >> 24), iv[13] = (uint8_t)(c >> 16), iv[14] = (uint8_t)(c >> 8), iv[15] = (uint8_t)c;
+  const size_t whole = n / 16, rem = n % 16;
+  if (n != 0) {
+    if (p->ctr_polyval != NULL && hp == p) {
+      p->ctr_polyval(s->ek, s->rounds, dst, src, n, iv, AES_NATIVE_CTR_BE32, table, acc, 1);
+    } else {
+      p->ctr(s->ek, s->rounds, dst, src, n, iv, AES_NATIVE_CTR_BE32);
+      if (whole != 0) hp->polyval_update(table, acc, dst, whole, 1);
+    }
+  }
+  /* The partial block of C zero-padded, then the length block, in one update. */
+  memset(tmp, 0, sizeof tmp);
+  uint8_t *lengths = tmp + (rem != 0 ? 16 : 0);
+  memcpy(tmp, dst + 16 * whole, rem);
+  const uint64_t abits = (uint64_t)a * 8, cbits = (uint64_t)n * 8;
+  for (int i = 0; i < 8; i++) {
+    lengths[i] = (uint8_t)(abits >> (56 - 8 * i));
+    lengths[8 + i] = (uint8_t)(cbits >> (56 - 8 * i));
+  }
+  hp->polyval_update(table, acc, tmp, rem != 0 ? 2 : 1, 1);
+  /* T: GHASH's output is the accumulator byte-reversed (RFC 8452 Appendix A). */
+  for (uint32_t i = 0; i < t; i++) dst[n + i] = acc[15 - i] ^ mask[i];
+  wipe(acc, sizeof acc);
+  wipe(mask, sizeof mask);
+  wipe(iv, sizeof iv);
+  wipe(tmp, sizeof tmp);
+  return NULL;
 }
 
 /*
@@ -838,8 +919,8 @@ NAPI_MODULE_INIT() {
   napi_create_function(env, "elephantCore", NAPI_AUTO_LENGTH, elephant_core, NULL, &fn);
   napi_set_named_property(env, exports, "elephantCore", fn);
   /*
-   * Keyed defines all but the last two entries; KeyedCtr adds ctr, and KeyedHctr2 both ctr and hctr2 (for
-   * the paths that also have POLYVAL), so that a path's objects have exactly the methods it can run.
+   * Keyed defines all but the last three entries; KeyedCtr adds ctr, and KeyedHctr2 ctr, hctr2 and gcmSeal
+   * (for the paths that also have POLYVAL), so that a path's objects have exactly the methods it can run.
    */
   const napi_property_descriptor methods[] = {
       {"rounds", NULL, NULL, m_rounds, NULL, NULL, napi_enumerable, NULL},
@@ -854,11 +935,13 @@ NAPI_MODULE_INIT() {
       /* Writable and configurable: src/index.cts replaces it with a wrapper that passes the kind as a number. */
       {"ctr", NULL, m_ctr, NULL, NULL, NULL, napi_writable | napi_configurable, NULL},
       {"hctr2", NULL, m_hctr2, NULL, NULL, NULL, napi_default, NULL},
+      {"gcmSeal", NULL, m_gcm_seal, NULL, NULL, NULL, napi_default, NULL},
   };
   const size_t n = sizeof methods / sizeof methods[0];
   const char *const classes[] = {"Keyed", "KeyedCtr", "KeyedHctr2"};
+  const size_t counts[] = {n - 3, n - 2, n};
   for (size_t c = 0; c < 3; c++) {
-    if (napi_define_class(env, "NativeKeyedKernel", NAPI_AUTO_LENGTH, keyed_construct, NULL, n - 2 + c, methods,
+    if (napi_define_class(env, "NativeKeyedKernel", NAPI_AUTO_LENGTH, keyed_construct, NULL, counts[c], methods,
                           &cls) != napi_ok) {
       return NULL;
     }

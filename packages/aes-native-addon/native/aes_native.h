@@ -78,10 +78,11 @@ typedef struct aes_native_path {
    */
   const struct aes_native_elephant *elephant;
   /*
-   * Optional (NULL: ctr, then polyval_update): ctr with `counter` AES_NATIVE_CTR_XCTR (other values do
-   * nothing), and POLYVAL (this path's `table`) of the output's whole blocks (len / 16 of them; a partial
-   * last block is the caller's) continued into acc, in one pass: each group hashed as it is written
-   * (HCTR2's XCTR and second hash).
+   * Optional (NULL: ctr, then polyval_update): ctr with `counter` AES_NATIVE_CTR_XCTR or
+   * AES_NATIVE_CTR_BE32 (other values do nothing), and POLYVAL (this path's `table`, each block
+   * byte-reversed first when `reversed`) of the output's whole blocks (len / 16 of them; a partial last
+   * block is the caller's) continued into acc, in one pass: each group hashed as it is written (HCTR2's
+   * XCTR and second hash; GCM's seal, its keystream and GHASH of the ciphertext).
    */
   void (*ctr_polyval)(const uint8_t *rk, int rounds, uint8_t *dst, const uint8_t *src, size_t len, const uint8_t *iv,
                       int counter, const uint8_t *table, uint8_t *acc, int reversed);

@@ -5,10 +5,12 @@
  * once at load), and what a machine without the binary or the CPU feature sees.
  */
 import { spawnSync } from 'node:child_process';
+import { createCipheriv, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { blocksOnly, kernelConformance } from '@x/testkit';
+import { expandKey } from '@x/aes-keyschedule';
+import { blocksOnly, ghashKey, kernelConformance } from '@x/testkit';
 
 const require = createRequire(import.meta.url);
 const x64 = require('@x/aes-native-x64') as typeof import('@x/aes-native-x64');
@@ -67,6 +69,40 @@ for (const path of usable) {
     { runs: 60, callCount: nativeCallCount, throwsAfterDispose: true, chunkBlocks: [32] },
   );
 }
+describe('gcmSeal with a POLYVAL key of another path', () => {
+  // The glue runs CTR and GHASH in one pass only with its own path's key table (avx512's ctr_polyval); a
+  // key of another path is hashed by that path's update after the keystream: node:crypto's bytes either way.
+  const [one, other] = usable;
+  it(other ? `${one} keyed, ${other} POLYVAL key, and the other way` : 'skipped: this CPU has one path', () => {
+    if (!one || !other) return;
+    const key = randomBytes(16),
+      nonce = randomBytes(12),
+      aad = randomBytes(21),
+      src = randomBytes(16 * 70 + 9);
+    const gcm = createCipheriv('aes-128-gcm', key, nonce);
+    gcm.setAAD(aad);
+    const want = Buffer.concat([gcm.update(src), gcm.final(), gcm.getAuthTag()]);
+    const j0 = new Uint8Array(16);
+    j0.set(nonce);
+    j0[15] = 1;
+    const h = new Uint8Array(16);
+    createCipheriv('aes-128-ecb', key, null).setAutoPadding(false).update(h).copy(h);
+    for (const [a, b] of [
+      [one, other],
+      [other, one],
+    ] as const) {
+      const k = kernelOn(a as 'avx512').load(expandKey(key));
+      const hash = kernelOn(b as 'vaes').loadPolyval?.(ghashKey(h));
+      if (!hash || !k.gcmSeal) throw new Error(`${a}/${b}: no POLYVAL or no gcmSeal`);
+      const dst = new Uint8Array(src.length + 16);
+      k.gcmSeal(dst, src, j0, aad, hash, 16);
+      expect(Buffer.from(dst).toString('hex'), `${a} keyed, ${b} key`).toBe(want.toString('hex'));
+      k.dispose();
+      hash.dispose();
+    }
+  });
+});
+
 if (usable.length > 0)
   kernelConformance(blocksOnly(kernelOn(usable[0] as 'avx512' | 'vaes' | 'aesni')), { describe, it }, { runs: 20 });
 

@@ -8,7 +8,9 @@
  * - `kernel-fast-paths.ts`: each optional fast path the kernel has (CBC, XTS, CTR), or a test that says
  *   it lacks it ("no cbcEncrypt: generic path"): the modes run their own generic code there;
  * - `kernel-polyval.ts`: POLYVAL (`loadPolyval`), against the bit-serial POLYVAL and node:crypto's GCM tags;
- * - `kernel-hctr2.ts`: HCTR2 (`hctr2`, which takes the kernel's own POLYVAL key), against the paper's HCTR2.
+ * - `kernel-hctr2.ts`: HCTR2 (`hctr2`, which takes the kernel's own POLYVAL key), against the paper's HCTR2;
+ * - `kernel-gcm.ts`: a GCM seal in one call (`gcmSeal`, which takes the kernel's own POLYVAL key), against
+ *   node:crypto's AES-GCM and a model of slow references for any J0.
  *
  * The block and fast-path sections share `kernel-operations.ts`: every method checked against
  * node:crypto (XTS by its definition over ECB for AES-192, which OpenSSL lacks) at lengths derived from the
@@ -26,6 +28,7 @@ import assert from 'node:assert/strict';
 import type { AesKernel } from '@x/aes-kernels/hazmat';
 import { blockTests, keyedKernelTests, randomAndCallTests } from './kernel-blocks.js';
 import { fastPathTests } from './kernel-fast-paths.js';
+import { gcmSealSuite } from './kernel-gcm.js';
 import { hctr2Suite } from './kernel-hctr2.js';
 import { type KernelContext, type KernelSuiteOptions, load, METHODS, type Method } from './kernel-operations.js';
 import { polyvalSuite } from './kernel-polyval.js';
@@ -50,10 +53,12 @@ export function kernelConformance(kernel: AesKernel, { describe, it }: Suite, op
   describe(`kernel ${kernel.name}${typeof path === 'string' ? ` (${path})` : ''}`, () => {
     let present: Method[];
     let hasHctr2: boolean;
+    let hasGcmSeal: boolean;
     try {
       const probe = load(kernel, new Uint8Array(16));
       present = METHODS.filter((m) => typeof probe[m] === 'function');
       hasHctr2 = typeof probe.hctr2 === 'function';
+      hasGcmSeal = typeof probe.gcmSeal === 'function';
       probe.dispose();
     } catch (error) {
       it('is available', () => assert.fail(`${kernel.name}: load() failed: ${(error as Error).message}`));
@@ -89,6 +94,16 @@ export function kernelConformance(kernel: AesKernel, { describe, it }: Suite, op
       });
     } else {
       hctr2Suite(kernel, { describe, it }, options);
+    }
+
+    if (!hasGcmSeal) {
+      it('no gcmSeal: generic path (@x/gcm runs its own seal over encryptBlocks, ctr and POLYVAL)', () => {
+        const k = load(kernel, new Uint8Array(16));
+        assert.equal(k.gcmSeal, undefined);
+        k.dispose();
+      });
+    } else {
+      gcmSealSuite(kernel, { describe, it }, options, runs);
     }
   });
 }

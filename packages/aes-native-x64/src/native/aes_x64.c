@@ -1362,7 +1362,7 @@ CTR_KINDS(avx512, AVX512_TARGET, 10, ZEROUPPER)
 CTR_KINDS(avx512, AVX512_TARGET, 12, ZEROUPPER)
 CTR_KINDS(avx512, AVX512_TARGET, 14, ZEROUPPER)
 
-/* ctr_polyval (avx512 only): xctr (HCTR2's), per key size. */
+/* ctr_polyval (avx512 only): xctr (HCTR2's) and be32 (GCM's seal), per key size. */
 #define CTR_POLYVAL_INSTANTIATE(NR, KIND)                                                                        \
   static AVX512_TARGET void avx512_ctr_polyval_##NR##_##KIND(const uint8_t *k, uint8_t *d, const uint8_t *s,      \
                                                              size_t len, const uint8_t *iv, const uint8_t *table, \
@@ -1376,10 +1376,14 @@ CTR_KINDS(avx512, AVX512_TARGET, 14, ZEROUPPER)
 CTR_POLYVAL_INSTANTIATE(10, CTR_XCTR)
 CTR_POLYVAL_INSTANTIATE(12, CTR_XCTR)
 CTR_POLYVAL_INSTANTIATE(14, CTR_XCTR)
+CTR_POLYVAL_INSTANTIATE(10, CTR_BE32)
+CTR_POLYVAL_INSTANTIATE(12, CTR_BE32)
+CTR_POLYVAL_INSTANTIATE(14, CTR_BE32)
 
 #define CTR_POLYVAL_KIND(NR, ...)                                           \
   switch (counter) {                                                       \
     case CTR_XCTR: avx512_ctr_polyval_##NR##_CTR_XCTR(__VA_ARGS__); break; \
+    case CTR_BE32: avx512_ctr_polyval_##NR##_CTR_BE32(__VA_ARGS__); break; \
     default: break;                                                        \
   }
 

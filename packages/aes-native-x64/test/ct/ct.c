@@ -74,6 +74,7 @@ static void aes_entries(const aes_native_path *p) {
     if (p->ctr_polyval != NULL) {
       for (int rounds = 10; rounds <= 14; rounds += 2) {
         p->ctr_polyval(rk, rounds, dst, src, 16 * 65 + 5, keys, AES_NATIVE_CTR_XCTR, table, ivs, 0);
+        p->ctr_polyval(rk, rounds, dst, src, 16 * 65 + 5, keys, AES_NATIVE_CTR_BE32, table, ivs, 1);
       }
     }
   }
