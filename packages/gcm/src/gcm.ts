@@ -9,6 +9,8 @@
  * POLYVAL (RFC 8452) through `polyvalOn`, in GHASH's bit order as RFC 8452 Appendix A says. A seal
  * with a 12-byte nonce is five kernel calls at most: E(J0), the keystream, and up to three hash calls
  * (long AAD, ciphertext, the partial blocks and the lengths); a short one (≤ 96 bytes, AAD ≤ 256) is two.
+ * Where the keyed kernel has `gcmSeal` (the native kernels), a seal of any length is one call: E(J0), the
+ * keystream, GHASH and the tag there (on native-x64's `avx512` path, keystream and GHASH in one pass).
  */
 import {
   aeadTagLength,
@@ -88,6 +90,8 @@ class GcmCipher implements Gcm {
   readonly kernel: string;
   readonly #tagLength: number;
   #k: AesKeyedKernel | undefined;
+  /** Whether a seal is the keyed kernel's `gcmSeal` (it has one, and the hash key is that kernel's own). */
+  readonly #oneCall: boolean;
   readonly #ghash: Ghash;
   readonly #ctr: CtrScratch;
   /**
@@ -131,6 +135,7 @@ class GcmCipher implements Gcm {
       polyvalKey.fill(0);
     }
     this.#k = k;
+    this.#oneCall = k.gcmSeal !== undefined && kernel.loadPolyval !== undefined;
     this.kernel = kernel.name;
     this.#tagLength = tagLength;
     this.#ctr = new CtrScratch(kernel.parallelBlocks);
@@ -157,6 +162,12 @@ class GcmCipher implements Gcm {
 
     this.#j0Of(nonce);
     const t = this.#tagLength;
+    if (this.#oneCall) {
+      (k.gcmSeal as NonNullable<AesKeyedKernel['gcmSeal']>)(dst, plaintext, this.#j0, aad, this.#ghash.key, t);
+      this.#j0.fill(0); // J0 and GHASH's state: functions of H when the nonce is not 12 bytes
+      this.#ghash.acc.fill(0);
+      return;
+    }
     if (n <= SHORT) {
       // One keystream call from J0 itself: E_K(J0) (the tag mask) ‖ C, in the cipher's scratch.
       const buf = this.#short;

@@ -68,6 +68,11 @@ export class Ghash {
     for (let m = 0; m <= STAGE_BYTES >>> 4; m++) this.#views.push(this.#stage.subarray(0, 16 * m));
   }
 
+  /** The kernel's multiply-accumulate bound to this key: what a keyed kernel's `gcmSeal` takes. */
+  get key(): PolyvalKernel {
+    return this.#hash;
+  }
+
   /** Starts a new hash: Y_0 = 0. */
   reset(): void {
     this.acc.fill(0);

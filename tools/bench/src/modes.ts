@@ -5,7 +5,8 @@
 // Rows and goals:
 // - CTR 16 KiB: native-x64 ≥ 1.5× OpenSSL `aes-*-ctr -bytes 16384`; wasm-simd128 ≥ 0.9× its own ECB
 //   rate on the same 16 KiB (encryptECB through @x/cbc, measured in the same rounds);
-// - GCM seal 16 KiB: native-x64 ≥ 1.0× OpenSSL `aes-*-gcm -bytes 16384`; wasm-simd128 ≥ 5× @noble/ciphers
+// - GCM seal 16 KiB: native-x64 ≥ 1.0× OpenSSL `aes-*-gcm -bytes 16384` (≥ 1.5× where it runs its `avx512`
+//   path, issue 27); wasm-simd128 ≥ 5× @noble/ciphers
 //   `gcm`; portable reported;
 // - HCTR2 encrypt 8 KiB: cycles per byte on each kernel, beside the Go package's 0.7–1.4 c/b (assembly,
 //   8 KiB messages); goal for native-x64 ≤ 1.0 c/b. The clock is measured, not assumed: src/clock.c (a
@@ -22,6 +23,7 @@ import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ctr as nobleCtr, gcm as nobleGcm } from '@noble/ciphers/aes.js';
+import nativeX64 from '@x/aes-native-x64';
 import * as cbc from '@x/cbc';
 import * as ctr from '@x/ctr';
 import * as gcm from '@x/gcm';
@@ -30,6 +32,8 @@ import { opensslSpeed, opensslVersion } from './openssl.js';
 import { interleaved, markdownTable, type Measurement, mbps, measure, median, ratio2, type Run } from './stats.js';
 
 const ROUNDS = 5;
+/** GCM seal's goal against OpenSSL: 1.5× on native-x64's `avx512` path (issue 27), 1.0× elsewhere. */
+const GCM_GOAL = nativeX64.kernel.path === 'avx512' ? '1.5' : '1.0';
 const MAX_TIME = 0.15;
 const KERNELS = ctr.kernels();
 const OPENSSL = 'OpenSSL speed';
@@ -198,7 +202,7 @@ export function runModes(): Record<string, unknown> {
         wasm = r['wasm-simd128'];
       const goals = isCtr
         ? `native-x64 ÷ OpenSSL ${ratio2(native, r[OPENSSL])} (≥ 1.5×); wasm-simd128 ÷ its ECB ${ratio2(wasm, r[ECB])} (≥ 0.9×, ECB ${mbps(r[ECB])})`
-        : `native-x64 ÷ OpenSSL ${ratio2(native, r[OPENSSL])} (≥ 1.0×); wasm-simd128 ÷ noble ${ratio2(wasm, r['@noble/ciphers'])} (≥ 5×)`;
+        : `native-x64 ÷ OpenSSL ${ratio2(native, r[OPENSSL])} (≥ ${GCM_GOAL}×); wasm-simd128 ÷ noble ${ratio2(wasm, r['@noble/ciphers'])} (≥ 5×)`;
       lines.push([
         row.label,
         String(keyBits),
