@@ -203,13 +203,23 @@ function frontEnd(m: Emitter, b: number): string[] {
 const out = (m: Emitter, name: string, b: number) =>
   xor(m.swz(`${name}u`, get(`o${b}`)), m.swz(`${name}v`, get(`p${b}`)));
 
-function round(m: Emitter, dir: Dir, b: number, r: number, rounds: number): string[] {
+function round(m: Emitter, dir: Dir, b: number, r: number, rounds: number, chain = false): string[] {
   const s = sigmas(dir === 'enc' ? SR : ISR, rounds);
   const keys = dir === 'enc' ? KEY_ENC : KEY_DEC;
   const key = m.loadAt(keys + 16 * r);
   const z = `z${b}`,
     a = `a${b}`,
     c = `c${b}`;
+  if (r === rounds && chain) {
+    // Last round of a CBC chain (encryption, one block): the ciphertext block C = σ(S) ^ k into $prev, and
+    // the next block's input but for its plaintext, T(C) ^ T(k0) = σ(T∘S) ^ (T(k) ^ T(k0)), into $z0 (the
+    // e1 tables give T∘S; T(k) ^ T(k0) is $kx): the next block starts without a conversion into tower form.
+    return [
+      ...frontEnd(m, b),
+      set(z, xor(m.shuf(s[r], out(m, 'e1', b)), get('kx'))),
+      set('prev', xor(m.shuf(s[r], out(m, 'ef', b)), key)),
+    ];
+  }
   if (r === rounds) {
     // Last round (FIPS 197 §5.1, §5.3.5): no (Inv)MixColumns; undo the pending permutation once.
     return [...frontEnd(m, b), set(a, out(m, dir === 'enc' ? 'ef' : 'df', b)), set(z, xor(m.shuf(s[r], get(a)), key))];
@@ -272,14 +282,16 @@ const roundKeys =
   };
 
 /** The one-block core's statements on $z0.. (in place); emitted inside {@link Emitter.hoisting}. */
-function coreBody(m: Emitter, dir: Dir, blocks: number[], rounds: number): string[] {
+function coreBody(m: Emitter, dir: Dir, blocks: number[], rounds: number, chain = false): string[] {
   const keys = dir === 'enc' ? KEY_ENC : KEY_DEC;
   const body: string[] = [];
   // Initial AddRoundKey (§5.1.4) in the working form: enc T(x) ^ T(k0); dec R(x) ^ (R(k0) ^ T(0x05)).
-  for (const b of blocks)
-    body.push(set(`z${b}`, xor(m.linear(dir === 'enc' ? 'ein' : 'din', get(`z${b}`)), m.loadAt(keys))));
+  // (In a chain, $z0 arrives in that form.)
+  if (!chain)
+    for (const b of blocks)
+      body.push(set(`z${b}`, xor(m.linear(dir === 'enc' ? 'ein' : 'din', get(`z${b}`)), m.loadAt(keys))));
   for (let r = 1; r <= rounds; r++) {
-    const per = blocks.map((b) => round(m, dir, b, r, rounds));
+    const per = blocks.map((b) => round(m, dir, b, r, rounds, chain));
     for (let s = 0; s < per[0].length; s++) for (const b of blocks) body.push(per[b][s]);
   }
   return body;
@@ -287,18 +299,38 @@ function coreBody(m: Emitter, dir: Dir, blocks: number[], rounds: number): strin
 
 /**
  * One CBC chain (NIST SP 800-38A §6.2): $n bytes at $p, the chaining value at $iv (read, and written back
- * at the end). The one-block core is inlined into the loop, its round keys loaded once per call rather
- * than once per block (and no call per block).
+ * at the end). The one-block core is inlined into the loop (no call per block; its round keys loaded once
+ * per call), and the chaining value goes from one block to the next in tower form: the last round gives
+ * T(C) ^ T(k0) beside C (two lookups more), and the next block adds T(P), made off the critical path (its
+ * plaintext does not depend on the chain), instead of converting P ^ C after C. Each iteration reads the
+ * 16 bytes after its block, the next plaintext block; after the last block those bytes (still inside the
+ * memory, at a public address) are read and not used.
  */
 function chainFunction(m: Emitter, rounds: number): string {
   const locals = ['z', 'k', 'i', 'j', 't', 'u', 'o', 'p', 'a', 'c'].map((n) => `(local $${n}0 v128)`).join(' ');
-  const { locals: consts, prologue, body } = m.hoisting(() => coreBody(m, 'enc', [0], rounds), roundKeys('enc'));
-  return `(func $cbc_chain_${rounds} (param $p i32) (param $n i32) (param $iv i32) (local $t i32) (local $end i32) ${locals} ${consts}
+  const k0 = () => m.loadAt(KEY_ENC);
+  const {
+    locals: consts,
+    prologue,
+    body,
+  } = m.hoisting(
+    () => [
+      set('kx', xor(m.linear('ein', m.loadAt(KEY_ENC + 16 * rounds)), k0())),
+      set('z0', xor(m.linear('ein', xor(load(0), get('prev'))), k0())),
+      loop(1, [
+        ...coreBody(m, 'enc', [0], rounds, true),
+        store(0, get('prev')),
+        set('z0', xor(get('z0'), m.linear('ein', '(v128.load offset=16 (local.get $p))'))),
+      ]),
+    ],
+    roundKeys('enc'),
+  );
+  return `(func $cbc_chain_${rounds} (param $p i32) (param $n i32) (param $iv i32) (local $t i32) (local $end i32) (local $prev v128) (local $kx v128) ${locals} ${consts}
   ${prologue.join('\n  ')}
   (local.set $end (i32.add (local.get $p) (local.get $n)))
-  (local.set $z0 (v128.load (local.get $iv)))
-  ${loop(1, [set('z0', xor(load(0), get('z0'))), ...body, store(0, get('z0'))])}
-  (v128.store (local.get $iv) (local.get $z0)))`;
+  (local.set $prev (v128.load (local.get $iv)))
+  ${body.join('\n  ')}
+  (v128.store (local.get $iv) (local.get $prev)))`;
 }
 
 // ---------------------------------------------------------------------------------------------------
