@@ -169,6 +169,22 @@ export interface AesFastPaths {
     hash: PolyvalKernel,
     tagLength: number,
   ): void;
+  /**
+   * AES-GCM decryption of one message (NIST SP 800-38D §7.2) from its pre-counter block J0, in one call:
+   * `sealed` is C ‖ T with T its last `tagLength` bytes (1 to 16) and n = `sealed.length − tagLength`. The
+   * tag of A = `aad` and C is computed as {@link gcmSeal} computes it and compared with T in constant time;
+   * only when they match is P = GCTR_K(inc32(J0), C) written to `dst[0, n)`. Returns whether they matched
+   * (false: `dst` untouched). `hash` and `j0` as for {@link gcmSeal}; `dst` is at least n bytes and may be
+   * the first n bytes of `sealed` (in place); `aad` does not overlap `dst`.
+   */
+  gcmOpen?(
+    dst: Uint8Array,
+    sealed: Uint8Array,
+    j0: Uint8Array,
+    aad: Uint8Array,
+    hash: PolyvalKernel,
+    tagLength: number,
+  ): boolean;
 }
 
 /** A kernel bound to one key: the block primitives, and whichever fast paths the kernel has. */
@@ -184,6 +200,7 @@ export const FAST_PATHS = [
   'ctr',
   'hctr2',
   'gcmSeal',
+  'gcmOpen',
 ] as const;
 
 /** One of {@link FAST_PATHS}. */

@@ -14,6 +14,7 @@ describe('FAST_PATHS', () => {
       ctr: true,
       hctr2: true,
       gcmSeal: true,
+      gcmOpen: true,
     };
     const names: readonly FastPath[] = FAST_PATHS;
     expect([...names].sort()).toEqual(Object.keys(all).sort());

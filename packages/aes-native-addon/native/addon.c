@@ -15,9 +15,10 @@
  *   KeyedCtr(…)                    the same class with one more method, ctr(dst, src, iv, counter), for the
  *                                  paths that have a `ctr` entry (so that the others have no `ctr` at all)
  *   KeyedHctr2(…)                  KeyedCtr with hctr2(dst, src, unitSize, tweaks, tweakBytes, hash, start, l,
- *                                  decrypt) and gcmSeal(dst, src, j0, aad, hash, tagLength) too (HCTR2 of
- *                                  many messages, and a GCM seal, each in one call over the path's ctr and
- *                                  POLYVAL entries), for the paths that have both
+ *                                  decrypt), gcmSeal(dst, src, j0, aad, hash, tagLength) and gcmOpen(dst,
+ *                                  sealed, j0, aad, hash, tagLength) too (HCTR2 of many messages, a GCM seal
+ *                                  and a GCM open, each in one call over the path's ctr and POLYVAL entries),
+ *                                  for the paths that have both
  *   Polyval(h, path)               a class; each instance holds the POLYVAL key table of the hash key `h`
  *                                  (16 bytes) for the path at index `path` (one with polyval entries):
  *                                  update(acc, data, reversed) and dispose, each one native call
@@ -313,6 +314,30 @@ static void ghash_padded(const aes_native_path *hp, const uint8_t *table, uint8_
   }
 }
 
+/* inc32(J0) (§6.2) into iv: the last four bytes a big-endian counter modulo 2^32. */
+static void gcm_counter(uint8_t iv[16], const uint8_t *j0) {
+  memcpy(iv, j0, 12);
+  const uint32_t c = ((uint32_t)j0[12] << 24 | (uint32_t)j0[13] << 16 | (uint32_t)j0[14] << 8 | j0[15]) + 1;
+  iv[12] = (uint8_t)(c >> 24), iv[13] = (uint8_t)(c >> 16), iv[14] = (uint8_t)(c >> 8), iv[15] = (uint8_t)c;
+}
+
+/*
+ * The end of GCM's GHASH: C's partial block (`rem` bytes at `last`) zero-padded, then the length block
+ * [8·a]_64 ‖ [8·n]_64, in one update (through `tmp`, 32 bytes).
+ */
+static void gcm_finish(const aes_native_path *hp, const uint8_t *table, uint8_t *acc, const uint8_t *last, size_t rem,
+                       size_t a, size_t n, uint8_t *tmp) {
+  memset(tmp, 0, 32);
+  uint8_t *lengths = tmp + (rem != 0 ? 16 : 0);
+  memcpy(tmp, last, rem);
+  const uint64_t abits = (uint64_t)a * 8, cbits = (uint64_t)n * 8;
+  for (int i = 0; i < 8; i++) {
+    lengths[i] = (uint8_t)(abits >> (56 - 8 * i));
+    lengths[8 + i] = (uint8_t)(cbits >> (56 - 8 * i));
+  }
+  hp->polyval_update(table, acc, tmp, rem != 0 ? 2 : 1, 1);
+}
+
 /*
  * gcmSeal(dst, src, j0, aad, hash, tagLength): AES-GCM encryption of one message (SP 800-38D §7.1 steps
  * 3-6) from its pre-counter block J0, in one native call: C = GCTR_K(inc32(J0), src) into dst[0, n);
@@ -349,11 +374,8 @@ static napi_value m_gcm_seal(napi_env env, napi_callback_info info) {
   uint8_t tmp[32] __attribute__((aligned(16)));
   ghash_padded(hp, table, acc, aad, a, tmp);
   p->encrypt_blocks(s->ek, s->rounds, mask, j0, 1);
-  /* inc32(J0) (§6.2): the last four bytes a big-endian counter modulo 2^32. */
-  memcpy(iv, j0, 12);
-  const uint32_t c = ((uint32_t)j0[12] << 24 | (uint32_t)j0[13] << 16 | (uint32_t)j0[14] << 8 | j0[15]) + 1;
-  iv[12] = (uint8_t)(c >> 24), iv[13] = (uint8_t)(c >> 16), iv[14] = (uint8_t)(c >> 8), iv[15] = (uint8_t)c;
-  const size_t whole = n / 16, rem = n % 16;
+  gcm_counter(iv, j0);
+  const size_t whole = n / 16;
   if (n != 0) {
     if (p->ctr_polyval != NULL && hp == p) {
       p->ctr_polyval(s->ek, s->rounds, dst, src, n, iv, AES_NATIVE_CTR_BE32, table, acc, 1);
@@ -362,16 +384,7 @@ static napi_value m_gcm_seal(napi_env env, napi_callback_info info) {
       if (whole != 0) hp->polyval_update(table, acc, dst, whole, 1);
     }
   }
-  /* The partial block of C zero-padded, then the length block, in one update. */
-  memset(tmp, 0, sizeof tmp);
-  uint8_t *lengths = tmp + (rem != 0 ? 16 : 0);
-  memcpy(tmp, dst + 16 * whole, rem);
-  const uint64_t abits = (uint64_t)a * 8, cbits = (uint64_t)n * 8;
-  for (int i = 0; i < 8; i++) {
-    lengths[i] = (uint8_t)(abits >> (56 - 8 * i));
-    lengths[8 + i] = (uint8_t)(cbits >> (56 - 8 * i));
-  }
-  hp->polyval_update(table, acc, tmp, rem != 0 ? 2 : 1, 1);
+  gcm_finish(hp, table, acc, dst + 16 * whole, n % 16, a, n, tmp);
   /* T: GHASH's output is the accumulator byte-reversed (RFC 8452 Appendix A). */
   for (uint32_t i = 0; i < t; i++) dst[n + i] = acc[15 - i] ^ mask[i];
   wipe(acc, sizeof acc);
@@ -379,6 +392,60 @@ static napi_value m_gcm_seal(napi_env env, napi_callback_info info) {
   wipe(iv, sizeof iv);
   wipe(tmp, sizeof tmp);
   return NULL;
+}
+
+/*
+ * gcmOpen(dst, sealed, j0, aad, hash, tagLength): AES-GCM decryption of one message (SP 800-38D §7.2)
+ * from its pre-counter block J0, in one native call: with n = sealed.length - tagLength, C = sealed[0, n)
+ * and T = sealed[n, n + t), S = GHASH_H(A ‖ 0^v ‖ C ‖ 0^u ‖ [len(A)]_64 ‖ [len(C)]_64) and T' = MSB_t(E_K(J0)
+ * ⊕ S) are computed first and compared with T in constant time (every byte, one branch on the outcome);
+ * only when they match is P = GCTR_K(inc32(J0), C) written to dst[0, n). Returns whether they matched:
+ * false leaves dst untouched. In place (dst the first n bytes of sealed) works; aad does not overlap dst.
+ */
+static napi_value m_gcm_open(napi_env env, napi_callback_info info) {
+  napi_value argv[6], out;
+  uint8_t *dst, *sealed, *j0, *aad;
+  size_t dlen, slen, j0_len, a;
+  uint32_t t;
+  keyed_t *s = enter(env, info, 6, argv);
+  if (s == NULL || !get_bytes(env, argv[0], &dst, &dlen) || !get_bytes(env, argv[1], &sealed, &slen) ||
+      !get_bytes(env, argv[2], &j0, &j0_len) || !get_bytes(env, argv[3], &aad, &a)) {
+    return NULL;
+  }
+  const polyval_t *hash = get_polyval(env, argv[4]);
+  if (hash == NULL) return NULL;
+  if (napi_get_value_uint32(env, argv[5], &t) != napi_ok || t < 1 || t > 16) {
+    return throw_error(env, 1, "tagLength must be 1 to 16");
+  }
+  if (slen < t) return throw_error(env, 1, "sealed must hold the tag");
+  const size_t n = slen - t;
+  if (dlen < n) return throw_error(env, 1, "dst must hold the plaintext");
+  if (j0_len < 16) return throw_error(env, 1, "j0 must be 16 bytes");
+  const aes_native_path *p = s->path, *hp = hash->path;
+  if (p->ctr == NULL) return throw_error(env, 0, "this path has no ctr");
+  const uint8_t *table = hash->table;
+  uint8_t acc[16] __attribute__((aligned(16))) = {0};
+  uint8_t mask[16] __attribute__((aligned(16)));
+  uint8_t iv[16] __attribute__((aligned(16)));
+  uint8_t tmp[32] __attribute__((aligned(16)));
+  ghash_padded(hp, table, acc, aad, a, tmp);
+  const size_t whole = n / 16;
+  if (whole != 0) hp->polyval_update(table, acc, sealed, whole, 1);
+  gcm_finish(hp, table, acc, sealed + 16 * whole, n % 16, a, n, tmp);
+  p->encrypt_blocks(s->ek, s->rounds, mask, j0, 1);
+  uint8_t diff = 0;
+  for (uint32_t i = 0; i < t; i++) diff |= (uint8_t)(acc[15 - i] ^ mask[i] ^ sealed[n + i]);
+  const bool ok = diff == 0;
+  if (ok && n != 0) {
+    gcm_counter(iv, j0);
+    p->ctr(s->ek, s->rounds, dst, sealed, n, iv, AES_NATIVE_CTR_BE32);
+  }
+  wipe(acc, sizeof acc);
+  wipe(mask, sizeof mask);
+  wipe(iv, sizeof iv);
+  wipe(tmp, sizeof tmp);
+  napi_get_boolean(env, ok, &out);
+  return out;
 }
 
 /*
@@ -919,8 +986,9 @@ NAPI_MODULE_INIT() {
   napi_create_function(env, "elephantCore", NAPI_AUTO_LENGTH, elephant_core, NULL, &fn);
   napi_set_named_property(env, exports, "elephantCore", fn);
   /*
-   * Keyed defines all but the last three entries; KeyedCtr adds ctr, and KeyedHctr2 ctr, hctr2 and gcmSeal
-   * (for the paths that also have POLYVAL), so that a path's objects have exactly the methods it can run.
+   * Keyed defines all but the last four entries; KeyedCtr adds ctr, and KeyedHctr2 ctr, hctr2, gcmSeal and
+   * gcmOpen (for the paths that also have POLYVAL), so that a path's objects have exactly the methods it can
+   * run.
    */
   const napi_property_descriptor methods[] = {
       {"rounds", NULL, NULL, m_rounds, NULL, NULL, napi_enumerable, NULL},
@@ -936,10 +1004,11 @@ NAPI_MODULE_INIT() {
       {"ctr", NULL, m_ctr, NULL, NULL, NULL, napi_writable | napi_configurable, NULL},
       {"hctr2", NULL, m_hctr2, NULL, NULL, NULL, napi_default, NULL},
       {"gcmSeal", NULL, m_gcm_seal, NULL, NULL, NULL, napi_default, NULL},
+      {"gcmOpen", NULL, m_gcm_open, NULL, NULL, NULL, napi_default, NULL},
   };
   const size_t n = sizeof methods / sizeof methods[0];
   const char *const classes[] = {"Keyed", "KeyedCtr", "KeyedHctr2"};
-  const size_t counts[] = {n - 3, n - 2, n};
+  const size_t counts[] = {n - 4, n - 3, n};
   for (size_t c = 0; c < 3; c++) {
     if (napi_define_class(env, "NativeKeyedKernel", NAPI_AUTO_LENGTH, keyed_construct, NULL, counts[c], methods,
                           &cls) != napi_ok) {

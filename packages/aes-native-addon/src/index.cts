@@ -61,7 +61,7 @@ interface Binding {
   calls(): number;
   /**
    * Keyed kernels of the paths without a `ctr` entry, of those with one (the same class plus `ctr`), and
-   * of those with `ctr` and POLYVAL (plus `ctr`, `hctr2` and `gcmSeal`).
+   * of those with `ctr` and POLYVAL (plus `ctr`, `hctr2`, `gcmSeal` and `gcmOpen`).
    */
   Keyed: KeyedClass;
   KeyedCtr: KeyedClass;
@@ -121,6 +121,7 @@ function missingEntries(b: Binding): string[] {
   if (!has(b.KeyedCtr, 'ctr')) missing.push('ctr');
   if (!has(b.KeyedHctr2, 'hctr2')) missing.push('hctr2');
   if (!has(b.KeyedHctr2, 'gcmSeal')) missing.push('gcmSeal');
+  if (!has(b.KeyedHctr2, 'gcmOpen')) missing.push('gcmOpen');
   if (!has(b.Polyval, 'update')) missing.push('Polyval');
   return missing;
 }
@@ -184,8 +185,8 @@ function loadKeyed(addon: Addon, index: number, schedule: KeySchedule): NativeKe
   const { Keyed, KeyedCtr, KeyedHctr2 } = addon.binding as Binding;
   const path = addon.built[index];
   // The native object copies both schedules (FIPS 197 §5.2 and §5.3.5) into memory it wipes on dispose;
-  // it has a `ctr` method exactly when the path has that entry, and `hctr2` and `gcmSeal` when it has
-  // POLYVAL too.
+  // it has a `ctr` method exactly when the path has that entry, and `hctr2`, `gcmSeal` and `gcmOpen` when
+  // it has POLYVAL too.
   const Class = path.ctr ? (path.polyval ? KeyedHctr2 : KeyedCtr) : Keyed;
   return new Class(schedule.rounds, schedule.encryptionKeys, schedule.decryptionKeys, index);
 }

@@ -13,12 +13,12 @@ type EveryPath = 'cbcEncrypt' | 'cbcDecryptSectors' | 'cbcEncryptSectors' | 'xts
 /**
  * A keyed native kernel: what `kernel.load(schedule)` returns. Every method is one call into native code
  * that works on the caller's bytes; after `dispose()` every call throws. The block primitives and the CBC
- * and XTS fast paths are always there; `ctr` where the path has it, `hctr2` and `gcmSeal` where it has
- * `ctr` and POLYVAL.
+ * and XTS fast paths are always there; `ctr` where the path has it, `hctr2`, `gcmSeal` and `gcmOpen` where
+ * it has `ctr` and POLYVAL.
  */
 export type NativeKeyedKernel = AesBlockPrimitives &
   Required<Pick<AesFastPaths, EveryPath>> &
-  Pick<AesFastPaths, 'ctr' | 'hctr2' | 'gcmSeal'>;
+  Pick<AesFastPaths, 'ctr' | 'hctr2' | 'gcmSeal' | 'gcmOpen'>;
 
 /** A POLYVAL hash key in native memory: what `kernel.loadPolyval(h)` returns; after `dispose()` calls throw. */
 export type NativePolyval = PolyvalKernel;

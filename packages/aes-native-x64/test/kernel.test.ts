@@ -69,7 +69,7 @@ for (const path of usable) {
     { runs: 60, callCount: nativeCallCount, throwsAfterDispose: true, chunkBlocks: [32] },
   );
 }
-describe('gcmSeal with a POLYVAL key of another path', () => {
+describe('gcmSeal and gcmOpen with a POLYVAL key of another path', () => {
   // The glue runs CTR and GHASH in one pass only with its own path's key table (avx512's ctr_polyval); a
   // key of another path is hashed by that path's update after the keystream: node:crypto's bytes either way.
   const [one, other] = usable;
@@ -97,6 +97,9 @@ describe('gcmSeal with a POLYVAL key of another path', () => {
       const dst = new Uint8Array(src.length + 16);
       k.gcmSeal(dst, src, j0, aad, hash, 16);
       expect(Buffer.from(dst).toString('hex'), `${a} keyed, ${b} key`).toBe(want.toString('hex'));
+      const back = new Uint8Array(src.length);
+      expect(k.gcmOpen?.(back, dst, j0, aad, hash, 16), `${a} keyed, ${b} key: open`).toBe(true);
+      expect(Buffer.from(back).equals(src)).toBe(true);
       k.dispose();
       hash.dispose();
     }

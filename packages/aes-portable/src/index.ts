@@ -2,7 +2,7 @@
  * `@x/aes-portable`: the portable kernel of the @x AES packages. Pure TypeScript, constant time
  * (bitsliced on 32-bit words: no table lookup, branch or loop bound depends on a key or on data), and
  * endian-independent. It satisfies the kernel contract of `@x/aes-kernel-contract` (contract v2: the two
- * block primitives, every fast path but `ctr`, `hctr2` and `gcmSeal`, and the POLYVAL multiply-accumulate) over the round
+ * block primitives, every fast path but `ctr`, `hctr2`, `gcmSeal` and `gcmOpen`, and the POLYVAL multiply-accumulate) over the round
  * keys of `@x/aes-keyschedule` (FIPS 197 §5.2, §5.3.5).
  */
 import type { AesKernel } from '@x/aes-kernel-contract';

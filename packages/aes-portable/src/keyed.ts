@@ -482,7 +482,7 @@ function xts(
 
 /**
  * The portable kernel bound to one key: what `kernel.load(schedule)` returns. It has the two block
- * primitives of the kernel contract (`@x/aes-kernel-contract`, contract v2) and every fast path but `ctr`, `hctr2` and `gcmSeal`. Its round keys
+ * primitives of the kernel contract (`@x/aes-kernel-contract`, contract v2) and every fast path but `ctr`, `hctr2`, `gcmSeal` and `gcmOpen`. Its round keys
  * and scratch are private: only {@link PortableKeyedKernel.dispose} touches them from outside.
  *
  * @example

@@ -2,7 +2,7 @@
  * `@x/aes-wasm-kernel`: the `wasm-simd128` AES kernel. Constant-time AES on WebAssembly SIMD128 (a
  * bitsliced 8-block core and a vector-permutation one-block core), for browsers, Node, Deno, Bun and
  * workers. It satisfies the kernel contract of `@x/aes-kernel-contract` (contract v2: the two block
- * primitives, every fast path but `hctr2` and `gcmSeal`, and POLYVAL).
+ * primitives, every fast path but `hctr2`, `gcmSeal` and `gcmOpen`, and POLYVAL).
  *
  * @example
  * ```ts

@@ -1,6 +1,6 @@
 /**
  * The `wasm-simd128` kernel: the kernel contract of `@x/aes-kernel-contract` (contract v2: the two block
- * primitives and every fast path but `hctr2` and `gcmSeal`) over the generated module.
+ * primitives and every fast path but `hctr2`, `gcmSeal` and `gcmOpen`) over the generated module.
  *
  * JavaScript only moves bytes here (TypedArray `set`/`fill`, with public offsets and lengths); every
  * operation on key or data bytes happens in WebAssembly, on v128 values, without tables indexed by them.

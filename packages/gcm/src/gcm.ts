@@ -9,8 +9,9 @@
  * POLYVAL (RFC 8452) through `polyvalOn`, in GHASH's bit order as RFC 8452 Appendix A says. A seal
  * with a 12-byte nonce is five kernel calls at most: E(J0), the keystream, and up to three hash calls
  * (long AAD, ciphertext, the partial blocks and the lengths); a short one (≤ 96 bytes, AAD ≤ 256) is two.
- * Where the keyed kernel has `gcmSeal` (the native kernels), a seal of any length is one call: E(J0), the
- * keystream, GHASH and the tag there (on native-x64's `avx512` path, keystream and GHASH in one pass).
+ * Where the keyed kernel has `gcmSeal` and `gcmOpen` (the native kernels), a seal or an open of any length
+ * is one call: E(J0), the keystream, GHASH and the tag (and its constant-time check) there (on native-x64's
+ * `avx512` path, a seal's keystream and GHASH in one pass).
  */
 import {
   aeadTagLength,
@@ -90,7 +91,10 @@ class GcmCipher implements Gcm {
   readonly kernel: string;
   readonly #tagLength: number;
   #k: AesKeyedKernel | undefined;
-  /** Whether a seal is the keyed kernel's `gcmSeal` (it has one, and the hash key is that kernel's own). */
+  /**
+   * Whether a seal and an open are the keyed kernel's `gcmSeal` and `gcmOpen` (it has them, and the hash
+   * key is that kernel's own).
+   */
   readonly #oneCall: boolean;
   readonly #ghash: Ghash;
   readonly #ctr: CtrScratch;
@@ -135,7 +139,7 @@ class GcmCipher implements Gcm {
       polyvalKey.fill(0);
     }
     this.#k = k;
-    this.#oneCall = k.gcmSeal !== undefined && kernel.loadPolyval !== undefined;
+    this.#oneCall = k.gcmSeal !== undefined && k.gcmOpen !== undefined && kernel.loadPolyval !== undefined;
     this.kernel = kernel.name;
     this.#tagLength = tagLength;
     this.#ctr = new CtrScratch(kernel.parallelBlocks);
@@ -202,6 +206,14 @@ class GcmCipher implements Gcm {
     this.#checkSides(dst, nonce, aad);
 
     this.#j0Of(nonce);
+    if (this.#oneCall) {
+      // The tag checked in constant time before anything is written, there too.
+      const ok = (k.gcmOpen as NonNullable<AesKeyedKernel['gcmOpen']>)(dst, sealed, this.#j0, aad, this.#ghash.key, t);
+      this.#j0.fill(0);
+      this.#ghash.acc.fill(0);
+      if (!ok) throw authenticationFailed(PREFIX);
+      return;
+    }
     this.#hash(aad, sealed, n, OPEN_BLOCKS, false);
     const tag = this.#tag;
     const short = n <= SHORT;

@@ -1,13 +1,14 @@
 /**
- * The kernel suite's section for the `gcmSeal` fast path (AES-GCM encryption of one message from its J0,
- * SP 800-38D §7.1 steps 3–6, in one call): against node:crypto's AES-GCM (12-byte nonces: J0 = nonce ‖
+ * The kernel suite's section for the `gcmSeal` and `gcmOpen` fast paths (AES-GCM encryption of one message
+ * from its J0, SP 800-38D §7.1 steps 3–6, and its decryption, §7.2, each in one call): against node:crypto's AES-GCM (12-byte nonces: J0 = nonce ‖
  * 0^31 ‖ 1) and against a model built from slow references (`refCtr`'s inc32, the bit-serial GHASH of
  * `refPolyval`, node:crypto's ECB) for any J0, so that counters which carry across byte 15 and wrap at 2^32
  * are reached. Message lengths around every group a kernel may use (0..3, 15..17, 31..33, 63..65, 81, 100
  * blocks, with and without a partial block), AAD from none to longer than a kernel's staging, every tag
  * length, in place and not, odd offsets and guard bytes; random cases; one native call where the kernel
- * counts them. The path takes the kernel's own POLYVAL key of GHASH's H, so a kernel with `gcmSeal` must
- * have `loadPolyval`.
+ * counts them. Every sealed message is opened again (separate buffers and in place); a changed bit of C,
+ * T or A must make `gcmOpen` return false and leave `dst` untouched. The paths take the kernel's own
+ * POLYVAL key of GHASH's H, so a kernel with them must have `loadPolyval`.
  */
 import assert from 'node:assert/strict';
 import { type CipherGCMTypes, createCipheriv } from 'node:crypto';
@@ -19,6 +20,7 @@ import { ghashKey, refCtr, refEcb, refPolyval } from './reference.js';
 import type { Suite } from './suite.js';
 
 type GcmSeal = NonNullable<AesKeyedKernel['gcmSeal']>;
+type GcmOpen = NonNullable<AesKeyedKernel['gcmOpen']>;
 
 /** A keyed kernel with `gcmSeal`, and the POLYVAL key of GHASH's H = E_K(0^128) on the same kernel. */
 interface Key {
@@ -26,13 +28,15 @@ interface Key {
   k: AesKeyedKernel;
   hash: PolyvalKernel;
   seal: GcmSeal;
+  open: GcmOpen;
 }
 
 function setup(kernel: AesKernel, key: Uint8Array): Key {
   assert.ok(kernel.loadPolyval, `${kernel.name} has gcmSeal but no loadPolyval, whose key gcmSeal takes`);
   const k = load(kernel, key);
+  assert.equal(typeof k.gcmOpen, typeof k.gcmSeal, 'gcmSeal and gcmOpen come together');
   const hash = kernel.loadPolyval(ghashKey(refEcb(true, key, new Uint8Array(16))));
-  return { key, k, hash, seal: (k.gcmSeal as GcmSeal).bind(k) };
+  return { key, k, hash, seal: (k.gcmSeal as GcmSeal).bind(k), open: (k.gcmOpen as GcmOpen).bind(k) };
 }
 
 function done(K: Key): void {
@@ -87,6 +91,52 @@ function exercise(K: Key, j0: Uint8Array, src: Uint8Array, aad: Uint8Array, t: n
     assertBytes(backing(a), sideBefore[1]!, `${what}: changed aad or the bytes around it`);
     if (!inPlace) assertBytes(backing(s), srcBefore, `${what}: changed src or the bytes around it`);
   }
+  opened(K, { j0, sealed: want, aad, t, plain: src }, i, label);
+}
+
+/** A sealed message and what opening it takes and gives. */
+interface Sealed {
+  j0: Uint8Array;
+  sealed: Uint8Array;
+  aad: Uint8Array;
+  t: number;
+  plain: Uint8Array;
+}
+
+/**
+ * C ‖ T opened, separate buffers then in place: dst gets the plaintext; then C, T and A each with one bit
+ * changed: false, and dst untouched.
+ */
+function opened(K: Key, { j0, sealed, aad, t, plain }: Sealed, i: number, label: string): void {
+  const n = plain.length;
+  const [so, dso, jo] = offsets(i + 1);
+  for (const inPlace of [false, true]) {
+    const what = `open ${label}${inPlace ? ', in place' : ''}`;
+    const s = placed(sealed, so),
+      d = inPlace ? s.subarray(0, n) : placed(random(n), dso),
+      j = placed(j0, jo),
+      a = placed(aad, (jo + 7) & 15);
+    const srcBefore = backing(s),
+      around = outside(d),
+      aadBefore = backing(a);
+    assert.equal(K.open(d, s, j, a, K.hash, t), true, `${what}: refused`);
+    assertBytes(d, plain, what);
+    assertBytes(outside(d), around, `${what}: wrote outside dst[0, n)`);
+    assertBytes(backing(a), aadBefore, `${what}: changed aad or the bytes around it`);
+    if (!inPlace) assertBytes(backing(s), srcBefore, `${what}: changed sealed or the bytes around it`);
+  }
+  const flips: [string, number][] = [['T', n + ((i * 5) % t)]];
+  if (n > 0) flips.push(['C', (i * 7) % n]);
+  if (aad.length > 0) flips.push(['A', (i * 3) % aad.length]);
+  for (const [which, at] of flips) {
+    const s = sealed.slice(),
+      a = aad.slice();
+    (which === 'A' ? a : s)[at]! ^= 1 << (i & 7);
+    const d = random(n),
+      before = d.slice();
+    assert.equal(K.open(d, s, j0, a, K.hash, t), false, `open ${label}: a changed bit of ${which} was accepted`);
+    assertBytes(d, before, `open ${label}, ${which} changed: wrote dst`);
+  }
 }
 
 /** Block counts around every group a kernel may use (4, 8, 16, 32 blocks), and a long one. */
@@ -109,7 +159,7 @@ const EDGE_J0 = [
  * ```
  */
 export function gcmSealSuite(kernel: AesKernel, { describe, it }: Suite, options: KernelSuiteOptions, runs: number) {
-  describe(`${kernel.name}: AES-GCM seal in one call (gcmSeal)`, () => {
+  describe(`${kernel.name}: AES-GCM seal and open in one call each (gcmSeal, gcmOpen)`, () => {
     for (const bytes of KEY_BYTES) {
       it(`AES-${bytes * 8}: every length around the batches, against node:crypto's AES-GCM`, () => {
         const K = setup(kernel, random(bytes));
@@ -162,6 +212,9 @@ export function gcmSealSuite(kernel: AesKernel, { describe, it }: Suite, options
             const dst = new Uint8Array(n + t);
             K.seal(dst, src, j0, aad, K.hash, t);
             assertBytes(dst, refGcmSeal(K.key, j0, src, aad, t), `${n} bytes, ${a} of AAD, ${t}-byte tag`);
+            const back = new Uint8Array(n);
+            assert.equal(K.open(back, dst, j0, aad, K.hash, t), true, 'open refused');
+            assertBytes(back, src, `open of ${n} bytes`);
             done(K);
           },
         ),
@@ -184,8 +237,10 @@ function afterDisposeAndCalls(kernel: AesKernel, it: Suite['it'], options: Kerne
         aad = random(20);
       K.hash.dispose();
       assert.throws(() => K.seal(dst, src, j0, aad, K.hash, 16), /disposed/, 'disposed hash');
+      assert.throws(() => K.open(dst, dst, j0, aad, K.hash, 16), /disposed/, 'open, disposed hash');
       K.k.dispose();
       assert.throws(() => K.seal(dst, src, j0, aad, K.hash, 16), /disposed/, 'disposed kernel');
+      assert.throws(() => K.open(dst, dst, j0, aad, K.hash, 16), /disposed/, 'open, disposed kernel');
       assert.ok(
         dst.every((b) => b === 0),
         'wrote dst',
@@ -194,7 +249,7 @@ function afterDisposeAndCalls(kernel: AesKernel, it: Suite['it'], options: Kerne
   }
   const count = options.callCount;
   if (count) {
-    it("one gcmSeal of 1 MiB with 300 bytes of AAD is one native call, and node:crypto's bytes", () => {
+    it("one gcmSeal and one gcmOpen of 1 MiB with 300 bytes of AAD: one native call each, node:crypto's bytes", () => {
       const K = setup(kernel, random(32));
       const src = random((1 << 20) + 5),
         nonce = random(12),
@@ -209,6 +264,11 @@ function afterDisposeAndCalls(kernel: AesKernel, it: Suite['it'], options: Kerne
       const gcm = createCipheriv('aes-256-gcm', K.key, nonce);
       gcm.setAAD(aad);
       assertBytes(dst, Buffer.concat([gcm.update(src), gcm.final(), gcm.getAuthTag()]), 'C ‖ T');
+      const back = new Uint8Array(src.length);
+      const beforeOpen = count();
+      assert.equal(K.open(back, dst, j0, aad, K.hash, 16), true, 'open refused');
+      assert.equal(count() - beforeOpen, 1, 'gcmOpen: one native call');
+      assertBytes(back, src, 'open');
       done(K);
     });
   }

@@ -49,7 +49,7 @@ export const KEY_BYTES = [16, 24, 32] as const;
 export const hex16 = (b: Uint8Array) => Buffer.from(b).toString('hex');
 
 /** The methods of the block and fast-path sections; `hctr2` has its own (`kernel-hctr2.ts`): it needs `loadPolyval` too. */
-export type Method = 'encryptBlocks' | 'decryptBlocks' | Exclude<FastPath, 'hctr2' | 'gcmSeal'>;
+export type Method = 'encryptBlocks' | 'decryptBlocks' | Exclude<FastPath, 'hctr2' | 'gcmSeal' | 'gcmOpen'>;
 
 /** One call's input: `src`, the IV, IVs or tweaks it reads besides (`side`), and the sector or data unit size. */
 export interface Input {

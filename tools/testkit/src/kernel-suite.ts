@@ -9,8 +9,8 @@
  *   it lacks it ("no cbcEncrypt: generic path"): the modes run their own generic code there;
  * - `kernel-polyval.ts`: POLYVAL (`loadPolyval`), against the bit-serial POLYVAL and node:crypto's GCM tags;
  * - `kernel-hctr2.ts`: HCTR2 (`hctr2`, which takes the kernel's own POLYVAL key), against the paper's HCTR2;
- * - `kernel-gcm.ts`: a GCM seal in one call (`gcmSeal`, which takes the kernel's own POLYVAL key), against
- *   node:crypto's AES-GCM and a model of slow references for any J0.
+ * - `kernel-gcm.ts`: a GCM seal and open in one call each (`gcmSeal`, `gcmOpen`, which take the kernel's own
+ *   POLYVAL key), against node:crypto's AES-GCM and a model of slow references for any J0.
  *
  * The block and fast-path sections share `kernel-operations.ts`: every method checked against
  * node:crypto (XTS by its definition over ECB for AES-192, which OpenSSL lacks) at lengths derived from the
@@ -58,7 +58,7 @@ export function kernelConformance(kernel: AesKernel, { describe, it }: Suite, op
       const probe = load(kernel, new Uint8Array(16));
       present = METHODS.filter((m) => typeof probe[m] === 'function');
       hasHctr2 = typeof probe.hctr2 === 'function';
-      hasGcmSeal = typeof probe.gcmSeal === 'function';
+      hasGcmSeal = typeof probe.gcmSeal === 'function' || typeof probe.gcmOpen === 'function';
       probe.dispose();
     } catch (error) {
       it('is available', () => assert.fail(`${kernel.name}: load() failed: ${(error as Error).message}`));
@@ -97,9 +97,10 @@ export function kernelConformance(kernel: AesKernel, { describe, it }: Suite, op
     }
 
     if (!hasGcmSeal) {
-      it('no gcmSeal: generic path (@x/gcm runs its own seal over encryptBlocks, ctr and POLYVAL)', () => {
+      it('no gcmSeal or gcmOpen: generic path (@x/gcm runs its own over encryptBlocks, ctr and POLYVAL)', () => {
         const k = load(kernel, new Uint8Array(16));
         assert.equal(k.gcmSeal, undefined);
+        assert.equal(k.gcmOpen, undefined);
         k.dispose();
       });
     } else {
