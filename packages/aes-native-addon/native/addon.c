@@ -7,35 +7,38 @@
  *   paths()                        every path the kernel was built with, best first:
  *                                  [{ name, available, ctr, polyval }] (ctr, polyval: whether the path has
  *                                  those entries; the kernel leaves them NULL where it has not)
- *   Keyed(rounds, ek, dk, path)    a class; each instance holds a copy of one key's round keys, bound to the
- *                                  path at index `path`, and is a keyed kernel of @x/aes-kernels' contract
- *                                  (v2): `rounds`, the block primitives (encryptBlocks, decryptBlocks), every
- *                                  fast path (cbcEncrypt, cbcDecryptSectors, cbcEncryptSectors, xtsEncrypt,
- *                                  xtsDecrypt) and dispose, each one native call
- *   KeyedCtr(…)                    the same class with one more method, ctr(dst, src, iv, counter), for the
- *                                  paths that have a `ctr` entry (so that the others have no `ctr` at all)
- *   KeyedHctr2(…)                  KeyedCtr with hctr2(dst, src, unitSize, tweaks, tweakBytes, hash, start, l,
- *                                  decrypt), gcmSeal(dst, src, j0, aad, hash, tagLength) and gcmOpen(dst,
- *                                  sealed, j0, aad, hash, tagLength) too (HCTR2 of many messages, a GCM seal
- *                                  and a GCM open, each in one call over the path's ctr and POLYVAL entries),
- *                                  for the paths that have both
- *   Polyval(h, path)               a class; each instance holds the POLYVAL key table of the hash key `h`
- *                                  (16 bytes) for the path at index `path` (one with polyval entries):
- *                                  update(acc, data, reversed) and dispose, each one native call
- *   Hbsh(key, rounds, hpolyc, path, ke, portable?)
- *                                  a class; each instance holds an Adiantum or HPolyC key's XChaCha and hash
- *                                  keys (hbsh.h) and writes its AES-256 key K_E into `ke`: crypt(dst, src,
+ *   keyed(rounds, ek, dk, path)    a new keyed state: a copy of one key's round keys (both schedules), bound
+ *                                  to the path at index `path`, as an External whose finalizer wipes and
+ *                                  frees it; then, each taking that External first and each one native call:
+ *                                  encryptBlocks, decryptBlocks (the block primitives), cbcEncrypt,
+ *                                  cbcDecryptSectors, cbcEncryptSectors, xtsEncrypt, xtsDecrypt (every path),
+ *                                  ctr(state, dst, src, iv, counter) (the paths with a `ctr` entry),
+ *                                  hctr2(state, dst, src, unitSize, tweaks, tweakBytes, hash, start, l,
+ *                                  decrypt), gcmSeal(state, dst, src, j0, aad, hash, tagLength) and
+ *                                  gcmOpen(state, dst, sealed, j0, aad, hash, tagLength) (those with ctr and
+ *                                  POLYVAL: HCTR2 of many messages, a GCM seal and a GCM open, each in one
+ *                                  call; `hash` a POLYVAL state), and dispose(state)
+ *   polyval(h, path)               a new POLYVAL state: the key table of the hash key `h` (16 bytes) for the
+ *                                  path at index `path` (one with polyval entries); polyvalUpdate(state,
+ *                                  acc, data, reversed), polyvalDispose(state)
+ *   hbsh(key, rounds, hpolyc, path, ke, portable?)
+ *                                  a new Adiantum or HPolyC state: XChaCha's key and the hash keys (hbsh.h),
+ *                                  K_E (the AES-256 key) written into `ke`; hbshCrypt(state, dst, src,
  *                                  unitSize, tweaks, tweakBytes, aes, decrypt) (whole messages or batches of
- *                                  sectors in one call, the AES block through the Keyed instance `aes`),
- *                                  dispose, and `core` ("avx2", "c": the primitives that run)
+ *                                  sectors in one call, the AES block through the keyed state `aes`),
+ *                                  hbshDispose(state), hbshCore(state) ("avx512", "avx2", "neon", "c": the
+ *                                  primitives that run)
  *   elephant(data, sectorSize, keys, decrypt, path, portable?)
  *                                  BitLocker's Elephant diffusers of many sectors in place (elephant.h), on
  *                                  the path's SIMD diffuser where it has one; elephantCore(path, portable?)
  *                                  names the one that runs ("avx2", "c")
  *   calls()                        how many kernel methods have been entered (for the call-count test)
  *
- * Zero copy: the kernels run on the caller's Uint8Array bytes (napi_get_typedarray_info). Zero allocation:
- * a call creates no JS value and allocates no memory. The JS side (the kernel package, then @x/cbc or
+ * src/index.cts makes the JavaScript classes of these states (the keyed kernel, the POLYVAL key, the
+ * Adiantum/HPolyC key), each holding its External in a private field: a method called on any other object
+ * throws a TypeError there, and no napi_unwrap runs per call (it cost about 100 ns; napi_get_value_external
+ * costs a few). Zero copy: the kernels run on the caller's Uint8Array bytes (napi_get_typedarray_info).
+ * Zero allocation: a call creates no JS value and allocates no memory. The JS side (the kernel package, then @x/cbc or
  * @x/xts) has already checked the arguments against the contract; the checks here are only those that keep
  * a faulty caller from making native code read or write outside the arrays it passed.
  *
@@ -120,34 +123,69 @@ static int get_bytes(napi_env env, napi_value v, uint8_t **data, size_t *len) {
   return 1;
 }
 
-/* The keyed state of `this`; NULL (and a pending exception) when `this` is not a Keyed instance. */
-static keyed_t *unwrap_this(napi_env env, napi_callback_info info, size_t *argc, napi_value *argv) {
-  napi_value self;
+/*
+ * The native state behind an External of this addon with tag `tag` (the first field of every state);
+ * NULL (and a pending TypeError saying `what`) for anything else. The JavaScript classes of src/index.cts
+ * hold each state's External in a private field and pass it as every function's first argument: reading
+ * it back costs a few nanoseconds, where napi_unwrap of `this` cost about 100 per call.
+ */
+static void *state_of(napi_env env, napi_value v, uint32_t tag, const char *what) {
   void *data = NULL;
-  if (napi_get_cb_info(env, info, argc, argv, &self, NULL) != napi_ok || napi_unwrap(env, self, &data) != napi_ok ||
-      *(const uint32_t *)data != KEYED_TAG) {
-    throw_error(env, 0, "not a native keyed kernel");
+  if (napi_get_value_external(env, v, &data) != napi_ok || data == NULL || *(const uint32_t *)data != tag) {
+    throw_error(env, 0, what);
     return NULL;
   }
   return data;
 }
 
-/* `this` of a kernel method, with its argument list; NULL (and a pending exception) when unusable. */
-static keyed_t *enter(napi_env env, napi_callback_info info, size_t want, napi_value *argv) {
-  size_t argc = want;
+/*
+ * The arguments of a function whose first argument is a state's External: the state (tag `tag`) and the
+ * `want` arguments after it into argv; NULL (and a pending exception) when it is not one or arguments are
+ * missing. Counts the call.
+ */
+static void *enter_state(napi_env env, napi_callback_info info, uint32_t tag, const char *what, size_t want,
+                         napi_value *argv) {
+  napi_value all[12];
+  size_t argc = want + 1;
   call_count++;
-  keyed_t *s = unwrap_this(env, info, &argc, argv);
-  if (s == NULL) return NULL;
-  if (s->rounds == 0) {
+  if (want + 1 > sizeof all / sizeof all[0] || napi_get_cb_info(env, info, &argc, all, NULL, NULL) != napi_ok) {
+    throw_error(env, 0, "bad call");
+    return NULL;
+  }
+  void *s = argc >= 1 ? state_of(env, all[0], tag, what) : NULL;
+  if (s == NULL) {
+    if (argc < 1) throw_error(env, 0, what);
+    return NULL;
+  }
+  if (argc < want + 1) {
+    throw_error(env, 0, "missing arguments");
+    return NULL;
+  }
+  for (size_t i = 0; i < want; i++) argv[i] = all[i + 1];
+  return s;
+}
+
+/* A kernel method (state, ...args): the keyed state, not disposed, with its arguments; NULL when unusable. */
+static keyed_t *enter(napi_env env, napi_callback_info info, size_t want, napi_value *argv) {
+  keyed_t *s = enter_state(env, info, KEYED_TAG, "not a native keyed kernel", want, argv);
+  if (s != NULL && s->rounds == 0) {
     char buf[160];
     napi_throw_error(env, NULL, message(buf, sizeof buf, "the kernel was disposed"));
     return NULL;
   }
-  if (argc < want) {
-    throw_error(env, 0, "missing arguments");
+  return s;
+}
+
+/* Wraps a new native state in an External whose finalizer wipes and frees it; NULL (and an error) if that fails. */
+static napi_value new_state(napi_env env, void *s, napi_finalize finalize) {
+  napi_value out;
+  if (napi_create_external(env, s, finalize, NULL, &out) != napi_ok) {
+    finalize(env, s, NULL);
+    char buf[160];
+    napi_throw_error(env, NULL, message(buf, sizeof buf, "napi_create_external failed"));
     return NULL;
   }
-  return s;
+  return out;
 }
 
 /* dst, src: src a whole number of blocks and dst at least as long (the contract's guarantees, re-checked). */
@@ -288,12 +326,8 @@ typedef struct {
  * NULL (and a pending exception) otherwise.
  */
 static const polyval_t *get_polyval(napi_env env, napi_value v) {
-  void *data = NULL;
-  if (napi_unwrap(env, v, &data) != napi_ok || data == NULL || *(const uint32_t *)data != POLYVAL_TAG) {
-    throw_error(env, 0, "hash must be a native POLYVAL key of this kernel");
-    return NULL;
-  }
-  const polyval_t *h = data;
+  const polyval_t *h = state_of(env, v, POLYVAL_TAG, "hash must be a native POLYVAL key of this kernel");
+  if (h == NULL) return NULL;
   if (!h->live) {
     char buf[160];
     napi_throw_error(env, NULL, message(buf, sizeof buf, "the POLYVAL key was disposed"));
@@ -581,50 +615,35 @@ static void hbsh_finalize(napi_env env, void *data, void *hint) {
   free(s);
 }
 
-/* The Hbsh state of `this`; NULL (and a pending exception) when `this` is not an Hbsh instance. */
-static hbsh_t *unwrap_hbsh(napi_env env, napi_callback_info info, size_t *argc, napi_value *argv) {
-  napi_value self;
-  void *data = NULL;
-  if (napi_get_cb_info(env, info, argc, argv, &self, NULL) != napi_ok || napi_unwrap(env, self, &data) != napi_ok ||
-      *(const uint32_t *)data != HBSH_TAG) {
-    throw_error(env, 0, "not a native Adiantum/HPolyC key");
-    return NULL;
-  }
-  return data;
-}
+#define NOT_HBSH "not a native Adiantum/HPolyC key"
 
 /*
- * crypt(dst, src, unitSize, tweaks, tweakBytes, aes, decrypt): Adiantum or HPolyC (hbsh.h) of
+ * hbshCrypt(state, dst, src, unitSize, tweaks, tweakBytes, aes, decrypt): Adiantum or HPolyC (hbsh.h) of
  * src.length / unitSize messages, message u under tweaks[u·tweakBytes ..], in one native call; `aes` a
  * keyed kernel of this binary holding the AES-256 key K_E (not disposed). The caller (@x/adiantum) has
  * checked the arguments; these checks only keep native code inside the arrays it was given.
  */
 static napi_value m_hbsh_crypt(napi_env env, napi_callback_info info) {
   napi_value argv[7];
-  size_t argc = 7, dlen, slen, tweaks_len;
+  size_t dlen, slen, tweaks_len;
   uint8_t *dst, *src, *tweaks;
   uint32_t unit, tweak_bytes;
   bool decrypt;
-  void *data = NULL;
-  call_count++;
-  hbsh_t *s = unwrap_hbsh(env, info, &argc, argv);
+  hbsh_t *s = enter_state(env, info, HBSH_TAG, NOT_HBSH, 7, argv);
   if (s == NULL) return NULL;
   if (!s->live) {
     char buf[160];
     napi_throw_error(env, NULL, message(buf, sizeof buf, "the Adiantum/HPolyC key was disposed"));
     return NULL;
   }
-  if (argc < 7) return throw_error(env, 0, "missing arguments");
   if (!get_bytes(env, argv[0], &dst, &dlen) || !get_bytes(env, argv[1], &src, &slen)) return NULL;
   if (napi_get_value_uint32(env, argv[2], &unit) != napi_ok) return throw_error(env, 0, "unitSize must be a number");
   if (!get_bytes(env, argv[3], &tweaks, &tweaks_len)) return NULL;
   if (napi_get_value_uint32(env, argv[4], &tweak_bytes) != napi_ok) {
     return throw_error(env, 0, "tweakBytes must be a number");
   }
-  if (napi_unwrap(env, argv[5], &data) != napi_ok || data == NULL || *(const uint32_t *)data != KEYED_TAG) {
-    return throw_error(env, 0, "aes must be a native keyed kernel of this binary");
-  }
-  const keyed_t *aes = data;
+  const keyed_t *aes = state_of(env, argv[5], KEYED_TAG, "aes must be a native keyed kernel of this binary");
+  if (aes == NULL) return NULL;
   if (aes->rounds != 14) return throw_error(env, 1, "aes must hold an AES-256 key, not disposed");
   if (napi_get_value_bool(env, argv[6], &decrypt) != napi_ok) return throw_error(env, 0, "decrypt must be a boolean");
   if (dlen < slen) return throw_error(env, 1, "dst must be at least as long as src");
@@ -638,39 +657,37 @@ static napi_value m_hbsh_crypt(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
-/* dispose(): wipes the subkeys now rather than at garbage collection. */
+/* hbshDispose(state): wipes the subkeys now rather than at garbage collection. */
 static napi_value m_hbsh_dispose(napi_env env, napi_callback_info info) {
-  size_t argc = 0;
-  hbsh_t *s = unwrap_hbsh(env, info, &argc, NULL);
+  hbsh_t *s = enter_state(env, info, HBSH_TAG, NOT_HBSH, 0, NULL);
   if (s != NULL) hbsh_wipe(s);
   return NULL;
 }
 
-/* core: which primitives run ("avx2", "c"). */
+/* hbshCore(state): which primitives run ("avx512", "avx2", "neon", "c"). */
 static napi_value m_hbsh_core(napi_env env, napi_callback_info info) {
-  size_t argc = 0;
   napi_value out;
-  hbsh_t *s = unwrap_hbsh(env, info, &argc, NULL);
+  hbsh_t *s = enter_state(env, info, HBSH_TAG, NOT_HBSH, 0, NULL);
   if (s == NULL) return NULL;
   napi_create_string_utf8(env, s->ops->name, NAPI_AUTO_LENGTH, &out);
   return out;
 }
 
 /*
- * new Hbsh(key, rounds, hpolyc, path, ke, portable?): an Adiantum (hpolyc false) or HPolyC key of 32 bytes
+ * hbsh(key, rounds, hpolyc, path, ke, portable?) → the state's External: an Adiantum (hpolyc false) or HPolyC key of 32 bytes
  * with XChaCha `rounds` (8, 12, 20), on the primitives of the path at `path` (the glue's portable C ones
  * when `portable` is true, so that tests run those on any CPU); writes K_E (32 bytes) into `ke` for the
  * caller's AES key schedule, and keeps the other subkeys.
  */
 static napi_value hbsh_construct(napi_env env, napi_callback_info info) {
-  napi_value argv[6], self;
+  napi_value argv[6];
   size_t argc = 6, key_len, ke_len;
   uint8_t *key, *ke;
   int32_t rounds;
   bool hpolyc, portable = false;
   uint32_t path;
-  if (napi_get_cb_info(env, info, &argc, argv, &self, NULL) != napi_ok || argc < 5) {
-    return throw_error(env, 0, "Hbsh(key, rounds, hpolyc, path, ke)");
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 5) {
+    return throw_error(env, 0, "hbsh(key, rounds, hpolyc, path, ke)");
   }
   if (!get_bytes(env, argv[0], &key, &key_len)) return NULL;
   if (key_len != 32) return throw_error(env, 1, "key must be 32 bytes");
@@ -703,30 +720,14 @@ static napi_value hbsh_construct(napi_env env, napi_callback_info info) {
   hbsh_use(s, portable ? &hbsh_portable : hbsh_ops(p));
   hbsh_derive(s, key, ke);
   s->live = 1;
-  if (napi_wrap(env, self, s, hbsh_finalize, NULL, NULL) != napi_ok) {
-    hbsh_finalize(env, s, NULL);
-    char buf[160];
-    napi_throw_error(env, NULL, message(buf, sizeof buf, "napi_wrap failed"));
-    return NULL;
-  }
-  return self;
+  return new_state(env, s, hbsh_finalize);
 }
 
-/* dispose(): wipes the round keys now rather than at garbage collection. */
+/* dispose(state): wipes the round keys now rather than at garbage collection. */
 static napi_value m_dispose(napi_env env, napi_callback_info info) {
-  size_t argc = 0;
-  keyed_t *s = unwrap_this(env, info, &argc, NULL);
+  keyed_t *s = enter_state(env, info, KEYED_TAG, "not a native keyed kernel", 0, NULL);
   if (s != NULL) keyed_wipe(s);
   return NULL;
-}
-
-static napi_value m_rounds(napi_env env, napi_callback_info info) {
-  size_t argc = 0;
-  napi_value out;
-  keyed_t *s = unwrap_this(env, info, &argc, NULL);
-  if (s == NULL) return NULL;
-  napi_create_int32(env, s->rounds, &out);
-  return out;
 }
 
 static size_t path_count(void) {
@@ -735,16 +736,19 @@ static size_t path_count(void) {
   return n;
 }
 
-/* new Keyed(rounds, encryptionKeys, decryptionKeys, path): copies both schedules out of the caller's arrays. */
+/*
+ * keyed(rounds, encryptionKeys, decryptionKeys, path) → the state's External: copies both schedules out of
+ * the caller's arrays, for the path at index `path`.
+ */
 static napi_value keyed_construct(napi_env env, napi_callback_info info) {
-  napi_value argv[4], self;
+  napi_value argv[4];
   size_t argc = 4;
   int32_t rounds;
   uint32_t path;
   uint8_t *ek, *dk;
   size_t ek_len, dk_len;
-  if (napi_get_cb_info(env, info, &argc, argv, &self, NULL) != napi_ok || argc < 4) {
-    return throw_error(env, 0, "Keyed(rounds, encryptionKeys, decryptionKeys, path)");
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 4) {
+    return throw_error(env, 0, "keyed(rounds, encryptionKeys, decryptionKeys, path)");
   }
   if (napi_get_value_int32(env, argv[0], &rounds) != napi_ok || (rounds != 10 && rounds != 12 && rounds != 14)) {
     return throw_error(env, 1, "rounds must be 10, 12 or 14");
@@ -769,13 +773,7 @@ static napi_value keyed_construct(napi_env env, napi_callback_info info) {
   memcpy(s->dk, dk, need);
   s->rounds = rounds;
   s->path = aes_native_paths[path];
-  if (napi_wrap(env, self, s, keyed_finalize, NULL, NULL) != napi_ok) {
-    keyed_finalize(env, s, NULL);
-    char buf[160];
-    napi_throw_error(env, NULL, message(buf, sizeof buf, "napi_wrap failed"));
-    return NULL;
-  }
-  return self;
+  return new_state(env, s, keyed_finalize);
 }
 
 static void polyval_wipe(polyval_t *s) {
@@ -791,36 +789,24 @@ static void polyval_finalize(napi_env env, void *data, void *hint) {
   free(s);
 }
 
-/* The Polyval state of `this`; NULL (and a pending exception) when `this` is not a Polyval instance. */
-static polyval_t *unwrap_polyval(napi_env env, napi_callback_info info, size_t *argc, napi_value *argv) {
-  napi_value self;
-  void *data = NULL;
-  if (napi_get_cb_info(env, info, argc, argv, &self, NULL) != napi_ok || napi_unwrap(env, self, &data) != napi_ok ||
-      *(const uint32_t *)data != POLYVAL_TAG) {
-    throw_error(env, 0, "not a native POLYVAL key");
-    return NULL;
-  }
-  return data;
-}
+#define NOT_POLYVAL "not a native POLYVAL key"
 
 /*
- * update(acc, data, reversed): for each 16-byte block X of data, acc = (acc ^ X)·H·x^-128 (RFC 8452 §3),
+ * polyvalUpdate(state, acc, data, reversed): for each 16-byte block X of data, acc = (acc ^ X)·H·x^-128 (RFC 8452 §3),
  * X byte-reversed first when reversed (GHASH, RFC 8452 Appendix A); one native call, on the caller's bytes.
  */
 static napi_value m_polyval_update(napi_env env, napi_callback_info info) {
   napi_value argv[3];
-  size_t argc = 3, acc_len, data_len;
+  size_t acc_len, data_len;
   uint8_t *acc, *data;
   bool reversed;
-  call_count++;
-  polyval_t *s = unwrap_polyval(env, info, &argc, argv);
+  polyval_t *s = enter_state(env, info, POLYVAL_TAG, NOT_POLYVAL, 3, argv);
   if (s == NULL) return NULL;
   if (!s->live) {
     char buf[160];
     napi_throw_error(env, NULL, message(buf, sizeof buf, "the POLYVAL key was disposed"));
     return NULL;
   }
-  if (argc < 3) return throw_error(env, 0, "missing arguments");
   if (!get_bytes(env, argv[0], &acc, &acc_len) || !get_bytes(env, argv[1], &data, &data_len)) return NULL;
   if (napi_get_value_bool(env, argv[2], &reversed) != napi_ok) return throw_error(env, 0, "reversed must be a boolean");
   if (acc_len < 16) return throw_error(env, 1, "acc must be 16 bytes");
@@ -829,22 +815,21 @@ static napi_value m_polyval_update(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
-/* dispose(): wipes the key table now rather than at garbage collection. */
+/* polyvalDispose(state): wipes the key table now rather than at garbage collection. */
 static napi_value m_polyval_dispose(napi_env env, napi_callback_info info) {
-  size_t argc = 0;
-  polyval_t *s = unwrap_polyval(env, info, &argc, NULL);
+  polyval_t *s = enter_state(env, info, POLYVAL_TAG, NOT_POLYVAL, 0, NULL);
   if (s != NULL) polyval_wipe(s);
   return NULL;
 }
 
-/* new Polyval(h, path): the key table of H (16 bytes, POLYVAL's byte order) for the path at `path`. */
+/* polyval(h, path) → the state's External: the key table of H (16 bytes, POLYVAL's byte order) for the path at `path`. */
 static napi_value polyval_construct(napi_env env, napi_callback_info info) {
-  napi_value argv[2], self;
+  napi_value argv[2];
   size_t argc = 2, h_len;
   uint32_t path;
   uint8_t *h;
-  if (napi_get_cb_info(env, info, &argc, argv, &self, NULL) != napi_ok || argc < 2) {
-    return throw_error(env, 0, "Polyval(h, path)");
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 2) {
+    return throw_error(env, 0, "polyval(h, path)");
   }
   if (!get_bytes(env, argv[0], &h, &h_len)) return NULL;
   if (h_len != 16) return throw_error(env, 1, "h must be 16 bytes");
@@ -865,13 +850,7 @@ static napi_value polyval_construct(napi_env env, napi_callback_info info) {
   s->path = p;
   p->polyval_init(s->table, h);
   s->live = 1;
-  if (napi_wrap(env, self, s, polyval_finalize, NULL, NULL) != napi_ok) {
-    polyval_finalize(env, s, NULL);
-    char buf[160];
-    napi_throw_error(env, NULL, message(buf, sizeof buf, "napi_wrap failed"));
-    return NULL;
-  }
-  return self;
+  return new_state(env, s, polyval_finalize);
 }
 
 #include "elephant.h"
@@ -976,7 +955,7 @@ static napi_value calls(napi_env env, napi_callback_info info) {
 }
 
 NAPI_MODULE_INIT() {
-  napi_value fn, cls;
+  napi_value fn;
   napi_create_function(env, "paths", NAPI_AUTO_LENGTH, paths, NULL, &fn);
   napi_set_named_property(env, exports, "paths", fn);
   napi_create_function(env, "calls", NAPI_AUTO_LENGTH, calls, NULL, &fn);
@@ -986,54 +965,41 @@ NAPI_MODULE_INIT() {
   napi_create_function(env, "elephantCore", NAPI_AUTO_LENGTH, elephant_core, NULL, &fn);
   napi_set_named_property(env, exports, "elephantCore", fn);
   /*
-   * Keyed defines all but the last four entries; KeyedCtr adds ctr, and KeyedHctr2 ctr, hctr2, gcmSeal and
-   * gcmOpen (for the paths that also have POLYVAL), so that a path's objects have exactly the methods it can
-   * run.
+   * Every state is an External (keyed, polyval, hbsh) that src/index.cts keeps in a private field of its
+   * JavaScript class and passes as the first argument of these functions. A path without a `ctr` entry
+   * makes a class without `ctr`, `hctr2`, `gcmSeal` and `gcmOpen`; one without POLYVAL, a class without
+   * the last three (src/index.cts), so that a path's objects have exactly the methods it can run.
    */
-  const napi_property_descriptor methods[] = {
-      {"rounds", NULL, NULL, m_rounds, NULL, NULL, napi_enumerable, NULL},
-      {"encryptBlocks", NULL, m_encrypt_blocks, NULL, NULL, NULL, napi_default, NULL},
-      {"decryptBlocks", NULL, m_decrypt_blocks, NULL, NULL, NULL, napi_default, NULL},
-      {"cbcEncrypt", NULL, m_cbc_encrypt, NULL, NULL, NULL, napi_default, NULL},
-      {"cbcDecryptSectors", NULL, m_cbc_decrypt_sectors, NULL, NULL, NULL, napi_default, NULL},
-      {"cbcEncryptSectors", NULL, m_cbc_encrypt_sectors, NULL, NULL, NULL, napi_default, NULL},
-      {"xtsEncrypt", NULL, m_xts_encrypt, NULL, NULL, NULL, napi_default, NULL},
-      {"xtsDecrypt", NULL, m_xts_decrypt, NULL, NULL, NULL, napi_default, NULL},
-      {"dispose", NULL, m_dispose, NULL, NULL, NULL, napi_default, NULL},
-      /* Writable and configurable: src/index.cts replaces it with a wrapper that passes the kind as a number. */
-      {"ctr", NULL, m_ctr, NULL, NULL, NULL, napi_writable | napi_configurable, NULL},
-      {"hctr2", NULL, m_hctr2, NULL, NULL, NULL, napi_default, NULL},
-      {"gcmSeal", NULL, m_gcm_seal, NULL, NULL, NULL, napi_default, NULL},
-      {"gcmOpen", NULL, m_gcm_open, NULL, NULL, NULL, napi_default, NULL},
+  const struct {
+    const char *name;
+    napi_callback cb;
+  } functions[] = {
+      {"keyed", keyed_construct},
+      {"encryptBlocks", m_encrypt_blocks},
+      {"decryptBlocks", m_decrypt_blocks},
+      {"cbcEncrypt", m_cbc_encrypt},
+      {"cbcDecryptSectors", m_cbc_decrypt_sectors},
+      {"cbcEncryptSectors", m_cbc_encrypt_sectors},
+      {"xtsEncrypt", m_xts_encrypt},
+      {"xtsDecrypt", m_xts_decrypt},
+      {"ctr", m_ctr},
+      {"hctr2", m_hctr2},
+      {"gcmSeal", m_gcm_seal},
+      {"gcmOpen", m_gcm_open},
+      {"dispose", m_dispose},
+      {"polyval", polyval_construct},
+      {"polyvalUpdate", m_polyval_update},
+      {"polyvalDispose", m_polyval_dispose},
+      {"hbsh", hbsh_construct},
+      {"hbshCrypt", m_hbsh_crypt},
+      {"hbshDispose", m_hbsh_dispose},
+      {"hbshCore", m_hbsh_core},
   };
-  const size_t n = sizeof methods / sizeof methods[0];
-  const char *const classes[] = {"Keyed", "KeyedCtr", "KeyedHctr2"};
-  const size_t counts[] = {n - 4, n - 3, n};
-  for (size_t c = 0; c < 3; c++) {
-    if (napi_define_class(env, "NativeKeyedKernel", NAPI_AUTO_LENGTH, keyed_construct, NULL, counts[c], methods,
-                          &cls) != napi_ok) {
+  for (size_t i = 0; i < sizeof functions / sizeof functions[0]; i++) {
+    if (napi_create_function(env, functions[i].name, NAPI_AUTO_LENGTH, functions[i].cb, NULL, &fn) != napi_ok) {
       return NULL;
     }
-    napi_set_named_property(env, exports, classes[c], cls);
+    napi_set_named_property(env, exports, functions[i].name, fn);
   }
-  const napi_property_descriptor polyval_methods[] = {
-      {"update", NULL, m_polyval_update, NULL, NULL, NULL, napi_default, NULL},
-      {"dispose", NULL, m_polyval_dispose, NULL, NULL, NULL, napi_default, NULL},
-  };
-  if (napi_define_class(env, "NativePolyval", NAPI_AUTO_LENGTH, polyval_construct, NULL,
-                        sizeof polyval_methods / sizeof polyval_methods[0], polyval_methods, &cls) != napi_ok) {
-    return NULL;
-  }
-  napi_set_named_property(env, exports, "Polyval", cls);
-  const napi_property_descriptor hbsh_methods[] = {
-      {"crypt", NULL, m_hbsh_crypt, NULL, NULL, NULL, napi_default, NULL},
-      {"dispose", NULL, m_hbsh_dispose, NULL, NULL, NULL, napi_default, NULL},
-      {"core", NULL, NULL, m_hbsh_core, NULL, NULL, napi_enumerable, NULL},
-  };
-  if (napi_define_class(env, "NativeHbsh", NAPI_AUTO_LENGTH, hbsh_construct, NULL,
-                        sizeof hbsh_methods / sizeof hbsh_methods[0], hbsh_methods, &cls) != napi_ok) {
-    return NULL;
-  }
-  napi_set_named_property(env, exports, "Hbsh", cls);
   return exports;
 }

@@ -90,15 +90,14 @@ export interface NativeKernel<Name extends string = string> extends Omit<AesKern
   readonly loadPolyval?: (h: Uint8Array) => NativePolyval;
   /**
    * Binds an Adiantum (`hpolyc` false) or HPolyC key of 32 bytes with XChaCha `rounds` on the chosen
-   * path, and writes its AES-256 key K_E (32 bytes) into `ke` for the caller's key schedule. Present where
-   * the binary has the HBSH core (undefined on an older binary and where no path runs). `portable` true
+   * path, and writes its AES-256 key K_E (32 bytes) into `ke` for the caller's key schedule. Undefined
+   * where no path runs. `portable` true
    * runs the glue's portable C primitives even where the path has SIMD ones (for tests).
    */
   readonly loadHbsh?: NativeLoadHbsh;
   /**
    * The Elephant diffusers on the chosen path (`portable` true: the glue's portable C even where the path
-   * has SIMD ones, for tests). Present where the binary has them (undefined on an older binary and where
-   * no path runs).
+   * has SIMD ones, for tests). Undefined where no path runs.
    */
   readonly loadElephant?: (portable?: boolean) => NativeElephant;
 }

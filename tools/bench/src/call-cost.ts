@@ -6,8 +6,9 @@
 // (2) the keyed native method it ends in, `cbcDecryptSectors(dst, src, 4096, iv)`, called directly;
 // (3) the same method on 16 bytes: one AES block, so nearly all of it is the fixed cost of the call;
 // (4) the addon's trivial entries: `calls()` (nativeCallCount: Node-API's entry and return around one
-//     napi_create_double) and the `rounds` getter (the same plus napi_get_cb_info and napi_unwrap of `this`,
-//     which every kernel method does first);
+//     napi_create_double) and `encryptBlocks` of 0 bytes (the same plus what every kernel method does first:
+//     napi_get_cb_info, napi_get_value_external of the key's state, and its two arrays'
+//     napi_get_typedarray_info);
 // (5) the kernel alone: src/call-cost.c calls the same C entry points in a loop, compiled with the
 //     kernel's own flags and sources (so it is the addon's machine code, with no Node-API around it);
 // (6) `openssl speed -evp aes-N-cbc -decrypt -bytes 4096`, as ns per 4 KiB.
@@ -230,12 +231,13 @@ function measureKeySize(
   const calls = timer((n) => {
     for (let i = 0; i < n; i++) sink += nativeX64.nativeCallCount();
   });
-  const getter = timer((n) => {
-    for (let i = 0; i < n; i++) sink += keyed.rounds;
+  const empty = new Uint8Array(0);
+  const enter = timer((n) => {
+    for (let i = 0; i < n; i++) keyed.encryptBlocks(empty, empty);
   });
   runs.push({ name: 'kernel 16', run: () => push('kernel 16', k16()) });
   runs.push({ name: 'calls', run: () => push('calls', calls()) });
-  runs.push({ name: 'rounds getter', run: () => push('rounds getter', getter()) });
+  runs.push({ name: 'enter', run: () => push('enter', enter()) });
   if (exe) {
     runs.push({
       name: 'C',
@@ -253,7 +255,7 @@ function measureKeySize(
     before?.dispose();
     keyed.dispose();
   }
-  if (sink === 0.5) console.log(sink); // keeps the getter and calls() loops from being optimized away
+  if (sink === 0.5) console.log(sink); // keeps the calls() loop from being optimized away
   return new Rounds(Object.fromEntries(samples));
 }
 
@@ -285,9 +287,11 @@ function breakdown(m: Record<number, Rounds>, baseline: boolean): string {
     row('the same method on 16 bytes', '(3)', (x) => x.m('kernel 16')),
     row('Node-API call and glue, from 16 B', '(3) − (5 at 16 B)', (x) => x.d('kernel 16', 'C cbc-decrypt 16')),
     row('· entry and return: `calls()`', '(4a)', (x) => x.m('calls')),
-    row('· + napi_get_cb_info, napi_unwrap(this): `rounds`', '(4b) − (4a)', (x) => x.d('rounds getter', 'calls')),
-    row('· + 3 × napi_get_typedarray_info, 1 number, checks', '(3) − (5 at 16 B) − (4b)', (x) =>
-      x.d('kernel 16', 'C cbc-decrypt 16', 'rounds getter'),
+    row('· + napi_get_cb_info, the state, 2 arrays: `encryptBlocks` of 0 B', '(4b) − (4a)', (x) =>
+      x.d('enter', 'calls'),
+    ),
+    row('· + 1 array, 1 number, the checks, the kernel call', '(3) − (5 at 16 B) − (4b)', (x) =>
+      x.d('kernel 16', 'C cbc-decrypt 16', 'enter'),
     ),
     row('kernel alone, 16 B (C loop)', '(5 at 16 B)', (x) => x.m('C cbc-decrypt 16')),
     row('kernel alone, 4 KiB (C loop)', '(5)', (x) => x.m('C cbc-decrypt 4096')),
