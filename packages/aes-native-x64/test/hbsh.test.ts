@@ -1,6 +1,8 @@
 /**
  * The native Adiantum/HPolyC core of this binary (@x/aes-native-addon's native/hbsh.h over this package's
- * ChaCha and NH, hbsh_x64.h: AVX-512 on the avx512 path, AVX2 on the others) on every path this CPU has: the authors' known answers for Adiantum and
+ * ChaCha, NH and Poly1305, hbsh_x64.h: AVX-512 (Poly1305 with IFMA) on the avx512 path, AVX2 on the
+ * others; HPolyC's Poly1305 over the whole message runs the SIMD one in groups of 8 blocks, the rest in
+ * the glue's C) on every path this CPU has: the authors' known answers for Adiantum and
  * HPolyC with XChaCha8, 12 and 20 (test/fixtures/hbsh-vectors.json.gz), both ways, as single messages and
  * as one batch; and the SIMD primitives against the glue's portable C ones (`loadHbsh`'s `portable`) on
  * random keys, lengths around every block and chunk edge, tweak lengths and batches. @x/adiantum runs its
@@ -109,8 +111,8 @@ describe.skipIf(usable.length === 0)('the native Adiantum/HPolyC core', () => {
 
     it(`path ${path}: the SIMD primitives equal the portable C ones around every block and chunk edge`, () => {
       const lengths = [
-        16, 17, 31, 32, 48, 63, 64, 65, 79, 80, 527, 528, 529, 1039, 1040, 1041, 1055, 1552, 1553, 2064, 4096, 4111,
-        8208, 9000,
+        16, 17, 31, 32, 48, 63, 64, 65, 79, 80, 143, 144, 145, 160, 272, 273, 400, 527, 528, 529, 1039, 1040, 1041,
+        1055, 1552, 1553, 2064, 4096, 4111, 8208, 9000,
       ];
       for (const hpolyc of [false, true]) {
         for (const rounds of [8, 12, 20]) {
@@ -138,7 +140,8 @@ describe.skipIf(usable.length === 0)('the native Adiantum/HPolyC core', () => {
             [a, c],
             [top, topC],
           ] as const) {
-            for (const n of [144, 145, 1040, 4096, 8208]) {
+            // HPolyC's Poly1305 over n − 16 bytes: 8 blocks (one group, the last one at once), 16, 24, many.
+            for (const n of [144, 145, 272, 400, 1040, 4096, 8208]) {
               for (const fill of [0xff, 0x00]) {
                 const src = new Uint8Array(n).fill(fill);
                 const t = new Uint8Array(45).fill(fill);

@@ -1,6 +1,7 @@
 /*
  * Adiantum/HPolyC's SIMD primitives for x86-64 with AVX2 (aes_native.h: aes_native_hbsh), included by
- * aes_x64.c after its CPUID helpers; the HBSH passes, HChaCha and Poly1305 are the glue's (hbsh.h).
+ * aes_x64.c after its CPUID helpers; the HBSH passes, HChaCha and the rest of Poly1305 are the glue's
+ * (hbsh.h).
  *
  *   chacha_xor  ChaCha (RFC 8439 §2.3) eight blocks at a time, one per 32-bit lane of 16 ymm rows
  *               (state word i of blocks 0..7 in row i); rotations by 16 and 8 with VPSHUFB, by 12 and 7
@@ -11,6 +12,7 @@
  *               the key units u, u+1 (passes 0, 1) and u+2, u+3 (passes 2, 3); VPSHUFD puts (a0, a1) and
  *               (a2, a3) of each lane in the even words and VPMULUDQ gives a0·a2 and a1·a3, summed per
  *               pass in 64-bit lanes.
+ *   poly_blocks Poly1305's polynomial over groups of eight blocks, four lanes of radix 2^26 (below).
  *
  * Constant time: only lengths decide what runs; the instructions (VPADDD, VPXOR, VPSHUFB with constant
  * masks, shifts by constants, VPMULUDQ, VPADDQ) take the same time whatever their operands.
@@ -145,7 +147,154 @@ HBSH_AVX2 static void hbsh_nh_avx2(const uint32_t *key, const uint8_t *msg, size
   _mm256_zeroupper();
 }
 
-static const aes_native_hbsh x64_hbsh_avx2 = {"avx2", cpu_has_avx2, hbsh_chacha_xor_avx2, hbsh_nh_avx2, NULL, NULL};
+/*
+ * Poly1305's polynomial with AVX2 (VPMULUDQ: the 64-bit product of the low 32 bits of each 64-bit lane),
+ * four lanes of radix 2^26 (five limbs, one per register, a block per 64-bit lane), eight blocks per
+ * iteration: blocks 0..3 of the eight (M0) and 4..7 (M1), each lane l holding block σ(l) of its four with
+ * σ = (0, 2, 1, 3), the order VPUNPCK{L,H}QDQ of two registers of two blocks gives. Every iteration but
+ * the last is A = (A + M0)·r^8 + M1·r^4 (Horner over r^4 twice, one carry); the last multiplies lane l by
+ * r^(8 − σ(l)) and r^(4 − σ(l)) instead, so that block i of n ends up times r^(n − i); then the lanes are
+ * added. A product's column k is Σ a_i·r_j over i + j = k, plus Σ a_i·5r_j over i + j = k + 5 (2^130 ≡ 5),
+ * the powers taken from the glue's 44/44/42-bit limbs (hbsh.h) and h from and back to radix 2^64 in
+ * scalar code at the ends of the call.
+ *
+ * Bounds: the carried limbs are below 2^26 + 2^11, with a block added below 2^27 + 2^11 (limb 4 of h on
+ * entry, whose h2 is a few bits, below 2^27 too, 2^27.4 with its block); the powers' limbs are at most
+ * 2^26 (or a little more) and 5 times them below 2^29, so every VPMULUDQ operand fits its 32 bits, each
+ * product is below 2^56 and a column of ten below 2^59. The column sums are carried 0→1 and 3→4, 1→2 and
+ * 4→0 (times 5), 2→3, 0→1 and 3→4, which brings every limb back below 2^26 + 2^11.
+ *
+ * The products accumulate one limb of the multiplicand at a time, each column sum pinned in a register
+ * (an empty asm), so that the compiler neither computes all fifty products first nor spills them: a
+ * fifth less time with GCC 12.
+ *
+ * Constant time: VPMULUDQ, VPADDQ, shifts and masks by constants, and scalar shifts, masks and adds;
+ * only the block count decides what runs.
+ */
+#define HBSH_M26 0x3ffffffULL
+
+/* The 130-bit value of 44/44/42-bit limbs (the last two may carry a little more) as five limbs of 26 bits
+ * (the last one at most 2^26, or a little more). */
+static inline void hbsh_limbs26(const uint64_t p[3], uint64_t l[5]) {
+  uint64_t p1 = p[1] + (p[0] >> 44), p0 = p[0] & 0xfffffffffffULL;
+  const uint64_t p2 = p[2] + (p1 >> 44);
+  p1 &= 0xfffffffffffULL;
+  l[0] = p0 & HBSH_M26;
+  l[1] = (p0 >> 26 | p1 << 18) & HBSH_M26;
+  l[2] = (p1 >> 8) & HBSH_M26;
+  l[3] = (p1 >> 34 | p2 << 10) & HBSH_M26;
+  l[4] = p2 >> 16;
+}
+
+/* Four blocks at m (blocks 0 and 1 in the low and high 128-bit halves of the first register, 2 and 3 of
+ * the second) as radix-2^26 limbs with 2^128 added, block σ(l) in lane l. */
+HBSH_AVX2_INLINE void hbsh_poly_load4(const uint8_t *m, __m256i t[5]) {
+  const __m256i m26 = _mm256_set1_epi64x((long long)HBSH_M26);
+  const __m256i v0 = _mm256_loadu_si256((const __m256i *)(const void *)m);
+  const __m256i v1 = _mm256_loadu_si256((const __m256i *)(const void *)(m + 32));
+  const __m256i lo = _mm256_unpacklo_epi64(v0, v1), hi = _mm256_unpackhi_epi64(v0, v1);
+  t[0] = _mm256_and_si256(lo, m26);
+  t[1] = _mm256_and_si256(_mm256_srli_epi64(lo, 26), m26);
+  t[2] = _mm256_and_si256(_mm256_or_si256(_mm256_srli_epi64(lo, 52), _mm256_slli_epi64(hi, 12)), m26);
+  t[3] = _mm256_and_si256(_mm256_srli_epi64(hi, 14), m26);
+  t[4] = _mm256_or_si256(_mm256_srli_epi64(hi, 40), _mm256_set1_epi64x(1LL << 24));
+}
+
+/* d += a·r, r[0..4] the power's limbs and r[5..8] 5 times limbs 1..4: a_i·r_j into column i + j, or
+ * a_i·5r_j into column i + j − 5 past limb 4; one limb of a at a time, into the five columns. */
+HBSH_AVX2_INLINE void hbsh_poly_mul26(__m256i d[5], const __m256i a[5], const __m256i r[9]) {
+  for (int i = 0; i < 5; i++) {
+    for (int k = 0; k < 5; k++) {
+      const __m256i x = k >= i ? r[k - i] : r[k - i + 9];
+      d[k] = _mm256_add_epi64(d[k], _mm256_mul_epu32(a[i], x));
+      __asm__("" : "+x"(d[k]));
+    }
+  }
+}
+
+/* Eight blocks at m into a: a = (a + M0)·p + M1·q, carried to limbs below 2^26 + 2^11. */
+HBSH_AVX2_INLINE void hbsh_poly_step8(__m256i a[5], const uint8_t *m, const __m256i p[9], const __m256i q[9]) {
+  const __m256i m26 = _mm256_set1_epi64x((long long)HBSH_M26);
+  __m256i t[5], d[5];
+  for (int i = 0; i < 5; i++) d[i] = _mm256_setzero_si256();
+  hbsh_poly_load4(m + 64, t);
+  hbsh_poly_mul26(d, t, q);
+  hbsh_poly_load4(m, t);
+  for (int i = 0; i < 5; i++) t[i] = _mm256_add_epi64(a[i], t[i]);
+  hbsh_poly_mul26(d, t, p);
+  /* Carries 0→1 and 3→4, 1→2 and 4→0 (times 5: 2^130 ≡ 5), 2→3, 0→1 and 3→4. */
+  __m256i c = _mm256_srli_epi64(d[0], 26), e = _mm256_srli_epi64(d[3], 26);
+  d[0] = _mm256_and_si256(d[0], m26), d[3] = _mm256_and_si256(d[3], m26);
+  d[1] = _mm256_add_epi64(d[1], c), d[4] = _mm256_add_epi64(d[4], e);
+  c = _mm256_srli_epi64(d[1], 26), e = _mm256_srli_epi64(d[4], 26);
+  d[1] = _mm256_and_si256(d[1], m26), d[4] = _mm256_and_si256(d[4], m26);
+  d[2] = _mm256_add_epi64(d[2], c), d[0] = _mm256_add_epi64(d[0], _mm256_add_epi64(e, _mm256_slli_epi64(e, 2)));
+  c = _mm256_srli_epi64(d[2], 26), e = _mm256_srli_epi64(d[0], 26);
+  d[2] = _mm256_and_si256(d[2], m26), d[0] = _mm256_and_si256(d[0], m26);
+  d[3] = _mm256_add_epi64(d[3], c), d[1] = _mm256_add_epi64(d[1], e);
+  e = _mm256_srli_epi64(d[3], 26);
+  d[3] = _mm256_and_si256(d[3], m26);
+  d[4] = _mm256_add_epi64(d[4], e);
+  for (int i = 0; i < 5; i++) a[i] = d[i];
+}
+
+HBSH_AVX2 static void hbsh_poly_avx2(uint64_t h[3], const uint64_t pows[8][3], const uint8_t *m, size_t blocks) {
+  uint64_t pl[8][5], hl[5];
+  for (int k = 0; k < 8; k++) hbsh_limbs26(pows[k], pl[k]);
+  /* Broadcast r^8 and r^4 (every iteration but the last); r^(8 − σ(l)) and r^(4 − σ(l)) per lane l (the
+   * last): lanes 0 .. 3 take r^8, r^6, r^7, r^5 and r^4, r^2, r^3, r^1. */
+  __m256i p8[9], p4[9], last8[9], last4[9];
+  for (int i = 0; i < 9; i++) {
+    const int l = i < 5 ? i : i - 4;
+    const uint64_t x = i < 5 ? 1 : 5;
+    p8[i] = _mm256_set1_epi64x((long long)(pl[7][l] * x));
+    p4[i] = _mm256_set1_epi64x((long long)(pl[3][l] * x));
+    last8[i] = _mm256_setr_epi64x((long long)(pl[7][l] * x), (long long)(pl[5][l] * x), (long long)(pl[6][l] * x),
+                                  (long long)(pl[4][l] * x));
+    last4[i] = _mm256_setr_epi64x((long long)(pl[3][l] * x), (long long)(pl[1][l] * x), (long long)(pl[2][l] * x),
+                                  (long long)(pl[0][l] * x));
+  }
+  /* h into lane 0 (block 0's), as limbs. */
+  hl[0] = h[0] & HBSH_M26;
+  hl[1] = (h[0] >> 26) & HBSH_M26;
+  hl[2] = (h[0] >> 52 | h[1] << 12) & HBSH_M26;
+  hl[3] = (h[1] >> 14) & HBSH_M26;
+  hl[4] = h[1] >> 40 | h[2] << 24;
+  __m256i a[5];
+  for (int i = 0; i < 5; i++) a[i] = _mm256_setr_epi64x((long long)hl[i], 0, 0, 0);
+  const size_t groups = blocks / 8;
+  for (size_t g = 0; g + 1 < groups; g++, m += 128) hbsh_poly_step8(a, m, p8, p4);
+  hbsh_poly_step8(a, m, last8, last4);
+  /* The lanes added (each limb below 2^26 + 2^11: the sums below 2^29), carried into limbs below 2^26
+   * (the bits of limb 4 past 2^130 folded back as 5 times them, so that h2 stays the few bits the C's
+   * one-block step allows; limb 4 may reach 2^26), back to radix 2^64. */
+  uint64_t t[4] __attribute__((aligned(32)));
+  for (int i = 0; i < 5; i++) {
+    _mm256_store_si256((__m256i *)(void *)t, a[i]);
+    hl[i] = t[0] + t[1] + t[2] + t[3];
+  }
+  hl[1] += hl[0] >> 26, hl[0] &= HBSH_M26;
+  hl[2] += hl[1] >> 26, hl[1] &= HBSH_M26;
+  hl[3] += hl[2] >> 26, hl[2] &= HBSH_M26;
+  hl[4] += hl[3] >> 26, hl[3] &= HBSH_M26;
+  hl[0] += (hl[4] >> 26) * 5, hl[4] &= HBSH_M26;
+  hl[1] += hl[0] >> 26, hl[0] &= HBSH_M26;
+  hl[2] += hl[1] >> 26, hl[1] &= HBSH_M26;
+  hl[3] += hl[2] >> 26, hl[2] &= HBSH_M26;
+  hl[4] += hl[3] >> 26, hl[3] &= HBSH_M26;
+  h[0] = hl[0] | hl[1] << 26 | hl[2] << 52;
+  h[1] = hl[2] >> 12 | hl[3] << 14 | hl[4] << 40;
+  h[2] = hl[4] >> 24;
+  aes_native_wipe(pl, sizeof pl);
+  aes_native_wipe(hl, sizeof hl);
+  aes_native_wipe(t, sizeof t);
+  for (int i = 0; i < 9; i++) p8[i] = p4[i] = last8[i] = last4[i] = _mm256_setzero_si256();
+  __asm__ __volatile__("" : : "r"(p8), "r"(p4), "r"(last8), "r"(last4) : "memory");
+  _mm256_zeroall();
+}
+
+static const aes_native_hbsh x64_hbsh_avx2 = {"avx2",       cpu_has_avx2, hbsh_chacha_xor_avx2,
+                                              hbsh_nh_avx2, cpu_has_avx2, hbsh_poly_avx2};
 
 /*
  * The same primitives with AVX-512 (F, VL, BW), for the avx512 path:
