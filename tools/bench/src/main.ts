@@ -3,9 +3,10 @@
  * round measures every contender once, and a table reports each contender's median round, so that a slow
  * phase of the machine hits all of them alike. Eleven tables:
  *
- * - openssl (./openssl.ts): the native-x64 kernel on both its paths (vaes, aesni), native-x64 and
+ * - openssl (./openssl.ts): the native-x64 kernel on its paths (avx512, vaes, aesni), native-x64 and
  *   wasm-simd128 through @x/cbc and @x/xts, node:crypto, and `openssl speed` run as a child process, each
- *   operation of the issue's table at AES-128 and AES-256, with the ratios to OpenSSL and the goals;
+ *   operation of the issue's table at AES-128 and AES-256, with the ratios to OpenSSL and the goals; then
+ *   wasm-simd128's serial CBC encryption against OpenSSL's constant-time vpaes (AES-NI hidden);
  * - modes (./modes.ts): CTR, GCM and HCTR2 on every @x kernel against node:crypto, @noble/ciphers and
  *   `openssl speed`, with HCTR2 in cycles per byte at the measured clock (./clock.c);
  * - adiantum (./adiantum.ts): Adiantum and HPolyC on 4 KiB sectors on every @x kernel against
@@ -35,7 +36,7 @@
  *   derivation alone, and the time to open each PRF's image with @x/tcrypt (needs the built package).
  *
  *   npm run bench                   all eleven tables (about 18 minutes on 2 cores)
- *   npm run bench -- --openssl      only the OpenSSL table (about 3 minutes)
+ *   npm run bench -- --openssl      only the OpenSSL tables (about 4 minutes)
  *   npm run bench -- --modes        only the CTR / GCM / HCTR2 table (about 2 minutes)
  *   npm run bench -- --adiantum     only the Adiantum / HPolyC table (about 1 minute)
  *   npm run bench -- --go           only ours against the Go packages (about 1 minute; X_BENCH_GOPATH)
