@@ -1091,7 +1091,7 @@ AVX512_INLINE void avx512_cbc_dec_sectors(const int rounds, const uint8_t *dk, u
  * carry-less multiplications and no shift: lo·x^k is the low half's product (its top k bits already in the
  * high half), hi·x^k moves up by 64 bits, and what leaves bit 127 (that product's high half) folds back
  * as ·0x87 (at most k + 7 bits). Why not the shifts of ymul_alpha_k: on Intel a zmm shift issues on
- * port 0 only, as zmm VAESENC does, and five of them per register of four blocks made XTS a quarter
+ * port 0 only, as zmm VAESENC does, and five of them per register of four blocks made XTS about a third
  * slower than CBC decryption there (AES-128 decryptSectors 14.4 against 21.0 GB/s; 19.0 with this);
  * VPCLMULQDQ and VPSLLDQ issue on port 5.
  */
