@@ -17,6 +17,8 @@
  * Constant time: only lengths decide what runs; the instructions (VPADDD, VPXOR, VPSHUFB with constant
  * masks, shifts by constants, VPMULUDQ, VPADDQ) take the same time whatever their operands.
  */
+#include "poly26.h"
+
 #define HBSH_AVX2 __attribute__((target("avx2")))
 #define HBSH_AVX2_INLINE static inline __attribute__((always_inline, target("avx2")))
 
@@ -156,7 +158,7 @@ HBSH_AVX2 static void hbsh_nh_avx2(const uint32_t *key, const uint8_t *msg, size
  * r^(8 − σ(l)) and r^(4 − σ(l)) instead, so that block i of n ends up times r^(n − i); then the lanes are
  * added. A product's column k is Σ a_i·r_j over i + j = k, plus Σ a_i·5r_j over i + j = k + 5 (2^130 ≡ 5),
  * the powers taken from the glue's 44/44/42-bit limbs (hbsh.h) and h from and back to radix 2^64 in
- * scalar code at the ends of the call.
+ * scalar code at the ends of the call (poly26.h, shared with the NEON primitive of @x/aes-native-arm64).
  *
  * Bounds: the carried limbs are below 2^26 + 2^11, with a block added below 2^27 + 2^11 (limb 4 of h on
  * entry, whose h2 is a few bits, below 2^27 too, 2^27.4 with its block); the powers' limbs are at most
@@ -171,21 +173,6 @@ HBSH_AVX2 static void hbsh_nh_avx2(const uint32_t *key, const uint8_t *msg, size
  * Constant time: VPMULUDQ, VPADDQ, shifts and masks by constants, and scalar shifts, masks and adds;
  * only the block count decides what runs.
  */
-#define HBSH_M26 0x3ffffffULL
-
-/* The 130-bit value of 44/44/42-bit limbs (the last two may carry a little more) as five limbs of 26 bits
- * (the last one at most 2^26, or a little more). */
-static inline void hbsh_limbs26(const uint64_t p[3], uint64_t l[5]) {
-  uint64_t p1 = p[1] + (p[0] >> 44), p0 = p[0] & 0xfffffffffffULL;
-  const uint64_t p2 = p[2] + (p1 >> 44);
-  p1 &= 0xfffffffffffULL;
-  l[0] = p0 & HBSH_M26;
-  l[1] = (p0 >> 26 | p1 << 18) & HBSH_M26;
-  l[2] = (p1 >> 8) & HBSH_M26;
-  l[3] = (p1 >> 34 | p2 << 10) & HBSH_M26;
-  l[4] = p2 >> 16;
-}
-
 /* Four blocks at m (blocks 0 and 1 in the low and high 128-bit halves of the first register, 2 and 3 of
  * the second) as radix-2^26 limbs with 2^128 added, block σ(l) in lane l. */
 HBSH_AVX2_INLINE void hbsh_poly_load4(const uint8_t *m, __m256i t[5]) {
@@ -255,36 +242,19 @@ HBSH_AVX2 static void hbsh_poly_avx2(uint64_t h[3], const uint64_t pows[8][3], c
                                   (long long)(pl[0][l] * x));
   }
   /* h into lane 0 (block 0's), as limbs. */
-  hl[0] = h[0] & HBSH_M26;
-  hl[1] = (h[0] >> 26) & HBSH_M26;
-  hl[2] = (h[0] >> 52 | h[1] << 12) & HBSH_M26;
-  hl[3] = (h[1] >> 14) & HBSH_M26;
-  hl[4] = h[1] >> 40 | h[2] << 24;
+  hbsh_h_to26(h, hl);
   __m256i a[5];
   for (int i = 0; i < 5; i++) a[i] = _mm256_setr_epi64x((long long)hl[i], 0, 0, 0);
   const size_t groups = blocks / 8;
   for (size_t g = 0; g + 1 < groups; g++, m += 128) hbsh_poly_step8(a, m, p8, p4);
   hbsh_poly_step8(a, m, last8, last4);
-  /* The lanes added (each limb below 2^26 + 2^11: the sums below 2^29), carried into limbs below 2^26
-   * (the bits of limb 4 past 2^130 folded back as 5 times them, so that h2 stays the few bits the C's
-   * one-block step allows; limb 4 may reach 2^26), back to radix 2^64. */
+  /* The lanes added (each limb below 2^26 + 2^11: the sums below 2^29), back to radix 2^64. */
   uint64_t t[4] __attribute__((aligned(32)));
   for (int i = 0; i < 5; i++) {
     _mm256_store_si256((__m256i *)(void *)t, a[i]);
     hl[i] = t[0] + t[1] + t[2] + t[3];
   }
-  hl[1] += hl[0] >> 26, hl[0] &= HBSH_M26;
-  hl[2] += hl[1] >> 26, hl[1] &= HBSH_M26;
-  hl[3] += hl[2] >> 26, hl[2] &= HBSH_M26;
-  hl[4] += hl[3] >> 26, hl[3] &= HBSH_M26;
-  hl[0] += (hl[4] >> 26) * 5, hl[4] &= HBSH_M26;
-  hl[1] += hl[0] >> 26, hl[0] &= HBSH_M26;
-  hl[2] += hl[1] >> 26, hl[1] &= HBSH_M26;
-  hl[3] += hl[2] >> 26, hl[2] &= HBSH_M26;
-  hl[4] += hl[3] >> 26, hl[3] &= HBSH_M26;
-  h[0] = hl[0] | hl[1] << 26 | hl[2] << 52;
-  h[1] = hl[2] >> 12 | hl[3] << 14 | hl[4] << 40;
-  h[2] = hl[4] >> 24;
+  hbsh_h_from26(hl, h);
   aes_native_wipe(pl, sizeof pl);
   aes_native_wipe(hl, sizeof hl);
   aes_native_wipe(t, sizeof t);
