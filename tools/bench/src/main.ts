@@ -49,6 +49,9 @@
  *   npm run bench -- --tcrypt       only TrueCrypt/VeraCrypt's time to open (about 2 minutes)
  *   npm run bench -- --xts-vs-cbc   XTS against CBC decryptSectors on wasm-simd128, through @x/xts and @x/cbc
  *                                   (a few seconds; not part of the full run: @x/aes-wasm-kernel's README)
+ *   npm run bench -- --aes-issue    the peak rate of AESDEC at each register width (./aes-issue.c) against
+ *                                   OpenSSL's CBC decryption: the ceiling of any kernel's ratio to OpenSSL
+ *                                   (about 20 seconds; not part of the full run)
  *   npm start                       the library table's short form (under a minute)
  *   npm run bench -- --json         also print the raw numbers (bytes/s; ms for the job) as JSON
  *   npm run bench -- --baseline DIR
@@ -61,6 +64,7 @@
  */
 import path from 'node:path';
 import { runAdiantum } from './adiantum.js';
+import { runAesIssue } from './aes-issue.js';
 import { runCallCost } from './call-cost.js';
 import { runDisk } from './disk.js';
 import { runEncrypt } from './encrypt.js';
@@ -96,6 +100,7 @@ const picked = [
   '--tcrypt',
   '--xts-vs-cbc',
   '--call-cost',
+  '--aes-issue',
 ].filter((a) => args.has(a));
 const all = picked.length === 0 && !short && baseline === undefined;
 const baselineDir = baseline && path.resolve(baseline);
@@ -122,5 +127,6 @@ if (want('--startup')) json.startup = await runStartup({ baselineDir });
 if (want('--tcrypt')) json.tcrypt = await runTcrypt();
 if (args.has('--xts-vs-cbc')) json.xtsVsCbc = runXtsVsCbc(); // not part of the full run
 if (args.has('--call-cost')) json.callCost = await runCallCost({ baselineDir }); // not part of the full run
+if (args.has('--aes-issue')) json.aesIssue = runAesIssue(); // not part of the full run
 if (picked.length !== 1 && !short) console.log(`(all: ${((Date.now() - started) / 1000).toFixed(0)} s)`);
 if (args.has('--json')) console.log(JSON.stringify(json, null, 2));

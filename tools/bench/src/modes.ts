@@ -153,7 +153,7 @@ function hctr2Row(keyBits: number, bytes: number): Row {
 }
 
 /** The core clock in Hz from src/clock.c, or undefined where there is no C compiler. */
-function measuredClock(): number | undefined {
+export function measuredClock(): number | undefined {
   const dir = mkdtempSync(path.join(tmpdir(), 'x-bench-clock-'));
   try {
     const exe = path.join(dir, 'clock');
