@@ -12,6 +12,8 @@
 
 #include <stdint.h>
 
+#include "aes_native.h"
+
 #define HBSH_M26 0x3ffffffULL
 
 /* A power of r, as 44/44/42-bit limbs (the last two may carry a little more), as five limbs of 26 bits (the
@@ -25,6 +27,20 @@ static inline void hbsh_limbs26(const uint64_t p[3], uint64_t l[5]) {
   l[2] = (p1 >> 8) & HBSH_M26;
   l[3] = (p1 >> 34 | p2 << 10) & HBSH_M26;
   l[4] = p2 >> 16;
+}
+
+/*
+ * r^1 .. r^8 (pows[k] = r^(k+1) as 44/44/42-bit limbs) as the multipliers of the primitives: t[k][0..4]
+ * the limbs of r^(k+1), t[k][5..8] 5 times its limbs 1..4 (for the products past 2^130), each below 2^29.
+ * The caller wipes t.
+ */
+static inline void hbsh_pows26(const uint64_t pows[8][3], uint32_t t[8][9]) {
+  uint64_t l[5];
+  for (int k = 0; k < 8; k++) {
+    hbsh_limbs26(pows[k], l);
+    for (int i = 0; i < 9; i++) t[k][i] = (uint32_t)(i < 5 ? l[i] : 5 * l[i - 4]);
+  }
+  aes_native_wipe(l, sizeof l);
 }
 
 /* h (radix 2^64) as limbs: the first four of 26 bits, the last with h2's few bits above them. */

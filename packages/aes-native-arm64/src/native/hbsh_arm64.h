@@ -175,19 +175,16 @@ ALWAYS_INLINE void hbsh_neon_poly_step8(uint32x4_t a[5], const uint8_t *m, const
 }
 
 static void hbsh_poly_neon(uint64_t h[3], const uint64_t pows[8][3], const uint8_t *m, size_t blocks) {
-  uint64_t pl[8][5], hl[5];
-  for (int k = 0; k < 8; k++) hbsh_limbs26(pows[k], pl[k]);
+  uint32_t pt[8][9];
+  uint64_t hl[5];
+  hbsh_pows26(pows, pt);
   /* r^8 and r^4 in every lane (every iteration but the last); r^(8 − l) and r^(4 − l) in lane l (the last). */
   uint32x4_t p8[9], p4[9], last8[9], last4[9];
   for (int i = 0; i < 9; i++) {
-    const int l = i < 5 ? i : i - 4;
-    const uint64_t x = i < 5 ? 1 : 5;
-    const uint32_t w8[4] = {(uint32_t)(pl[7][l] * x), (uint32_t)(pl[6][l] * x), (uint32_t)(pl[5][l] * x),
-                            (uint32_t)(pl[4][l] * x)};
-    const uint32_t w4[4] = {(uint32_t)(pl[3][l] * x), (uint32_t)(pl[2][l] * x), (uint32_t)(pl[1][l] * x),
-                            (uint32_t)(pl[0][l] * x)};
-    p8[i] = vdupq_n_u32(w8[0]);
-    p4[i] = vdupq_n_u32(w4[0]);
+    const uint32_t w8[4] = {pt[7][i], pt[6][i], pt[5][i], pt[4][i]};
+    const uint32_t w4[4] = {pt[3][i], pt[2][i], pt[1][i], pt[0][i]};
+    p8[i] = vdupq_n_u32(pt[7][i]);
+    p4[i] = vdupq_n_u32(pt[3][i]);
     last8[i] = vld1q_u32(w8);
     last4[i] = vld1q_u32(w4);
   }
@@ -201,7 +198,7 @@ static void hbsh_poly_neon(uint64_t h[3], const uint64_t pows[8][3], const uint8
   /* The lanes added (each limb below 2^26 + 2^11: the sums below 2^29), back to radix 2^64. */
   for (int i = 0; i < 5; i++) hl[i] = vaddlvq_u32(a[i]);
   hbsh_h_from26(hl, h);
-  aes_native_wipe(pl, sizeof pl);
+  aes_native_wipe(pt, sizeof pt);
   aes_native_wipe(hl, sizeof hl);
   for (int i = 0; i < 9; i++) p8[i] = p4[i] = last8[i] = last4[i] = vdupq_n_u32(0);
   __asm__ __volatile__("" : : "r"(p8), "r"(p4), "r"(last8), "r"(last4) : "memory");

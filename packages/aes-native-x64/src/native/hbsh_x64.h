@@ -226,20 +226,17 @@ HBSH_AVX2_INLINE void hbsh_poly_step8(__m256i a[5], const uint8_t *m, const __m2
 }
 
 HBSH_AVX2 static void hbsh_poly_avx2(uint64_t h[3], const uint64_t pows[8][3], const uint8_t *m, size_t blocks) {
-  uint64_t pl[8][5], hl[5];
-  for (int k = 0; k < 8; k++) hbsh_limbs26(pows[k], pl[k]);
+  uint32_t pt[8][9];
+  uint64_t hl[5];
+  hbsh_pows26(pows, pt);
   /* Broadcast r^8 and r^4 (every iteration but the last); r^(8 − σ(l)) and r^(4 − σ(l)) per lane l (the
    * last): lanes 0 .. 3 take r^8, r^6, r^7, r^5 and r^4, r^2, r^3, r^1. */
   __m256i p8[9], p4[9], last8[9], last4[9];
   for (int i = 0; i < 9; i++) {
-    const int l = i < 5 ? i : i - 4;
-    const uint64_t x = i < 5 ? 1 : 5;
-    p8[i] = _mm256_set1_epi64x((long long)(pl[7][l] * x));
-    p4[i] = _mm256_set1_epi64x((long long)(pl[3][l] * x));
-    last8[i] = _mm256_setr_epi64x((long long)(pl[7][l] * x), (long long)(pl[5][l] * x), (long long)(pl[6][l] * x),
-                                  (long long)(pl[4][l] * x));
-    last4[i] = _mm256_setr_epi64x((long long)(pl[3][l] * x), (long long)(pl[1][l] * x), (long long)(pl[2][l] * x),
-                                  (long long)(pl[0][l] * x));
+    p8[i] = _mm256_set1_epi64x(pt[7][i]);
+    p4[i] = _mm256_set1_epi64x(pt[3][i]);
+    last8[i] = _mm256_setr_epi64x(pt[7][i], pt[5][i], pt[6][i], pt[4][i]);
+    last4[i] = _mm256_setr_epi64x(pt[3][i], pt[1][i], pt[2][i], pt[0][i]);
   }
   /* h into lane 0 (block 0's), as limbs. */
   hbsh_h_to26(h, hl);
@@ -255,7 +252,7 @@ HBSH_AVX2 static void hbsh_poly_avx2(uint64_t h[3], const uint64_t pows[8][3], c
     hl[i] = t[0] + t[1] + t[2] + t[3];
   }
   hbsh_h_from26(hl, h);
-  aes_native_wipe(pl, sizeof pl);
+  aes_native_wipe(pt, sizeof pt);
   aes_native_wipe(hl, sizeof hl);
   aes_native_wipe(t, sizeof t);
   for (int i = 0; i < 9; i++) p8[i] = p4[i] = last8[i] = last4[i] = _mm256_setzero_si256();
